@@ -1,0 +1,44 @@
+#pragma once
+// HIP tile table (compile-only here: no AMD GPU is lent). Wavefronts are 64 wide, LDS is 64 KB per
+// CU; the SIMT shape follows the CUDA one, with 256-thread teams (4 wavefronts).
+#include <ridgeline/detail/micro_tile.hpp>
+
+namespace ridgeline::backends::hip {
+
+struct GemmTilesFp32 {
+  static constexpr int bm = 128, bn = 128, bk = 8;
+  static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+};
+
+struct GemmTilesFp64 {
+  static constexpr int bm = 64, bn = 64, bk = 8;
+  static constexpr int tm = 4, tn = 4, fm = 2, fn = 2;
+  static constexpr int pad_a = 2, pad_b = 2;
+  static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+};
+
+struct GemvRowsTiles {
+  static constexpr int team_size = 512, vector_length = 1, rows = 64, unroll = 8, scratch_level = 0;
+};
+struct GemvDotTiles {
+  static constexpr int team_size = 4, vector_length = 64, rows = 16, unroll = 4, scratch_level = 0;
+};
+
+struct Tiles {
+  static constexpr const char* name = "hip";
+  template <class T>
+  using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
+  template <class Cfg, class T, class Acc>
+  using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
+  static constexpr const char* micro_kernel_name = "portable";
+  template <class T>
+  using gemv_rows = GemvRowsTiles;
+  template <class T>
+  using gemv_dot = GemvDotTiles;
+};
+
+}  // namespace ridgeline::backends::hip

@@ -1,0 +1,50 @@
+#pragma once
+// Host (OpenMP, Serial, Threads) tile table. A team is one thread, so the team tile is sized for
+// the core's L2 (A 96x256 + B 256x128 + the 96x128 accumulator: about 270 KB in fp32) and the
+// micro-tile for its vector registers: 12 x 32 fp32 is 24 of the 32 AVX-512 registers, leaving
+// room for the B fragment and the A broadcast; with AVX2 the compiler splits it in halves.
+// The tiles exceed the 32 KB that Kokkos advertises as host level-0 scratch, so they live in level
+// 1, which on host backends is the same per-thread arena, only without that advisory cap.
+#include <ridgeline/detail/micro_tile.hpp>
+
+namespace ridgeline::backends::host {
+
+struct GemmTilesFp32 {
+  static constexpr int bm = 96, bn = 128, bk = 256;
+  static constexpr int tm = 12, tn = 32, fm = 12, fn = 32;
+  static constexpr int pad_a = 0, pad_b = 0;
+  static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
+  static constexpr int scratch_level = 1, group_m = 4;
+};
+
+struct GemmTilesFp64 {
+  static constexpr int bm = 96, bn = 64, bk = 256;
+  static constexpr int tm = 12, tn = 16, fm = 12, fn = 16;
+  static constexpr int pad_a = 0, pad_b = 0;
+  static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
+  static constexpr int scratch_level = 1, group_m = 4;
+};
+
+// GEMV: 512 rows per team keeps the row partial sums in L1; 16 columns (or 16 elements of a dot
+// product) per pass are one AVX-512 fp32 vector.
+struct GemvRowsTiles {
+  static constexpr int team_size = 1, vector_length = 1, rows = 512, unroll = 8, scratch_level = 0;
+};
+struct GemvDotTiles {
+  static constexpr int team_size = 1, vector_length = 1, rows = 64, unroll = 16, scratch_level = 0;
+};
+
+struct Tiles {
+  static constexpr const char* name = "host";
+  template <class T>
+  using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
+  template <class Cfg, class T, class Acc>
+  using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
+  static constexpr const char* micro_kernel_name = "portable";
+  template <class T>
+  using gemv_rows = GemvRowsTiles;
+  template <class T>
+  using gemv_dot = GemvDotTiles;
+};
+
+}  // namespace ridgeline::backends::host

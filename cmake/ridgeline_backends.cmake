@@ -1,0 +1,42 @@
+# Which Kokkos backends this build runs Ridgeline on. Tests and perf binaries are written once and
+# compiled once per enabled backend, with RIDGELINE_TEST_EXEC_SPACE naming the execution space.
+set(RIDGELINE_BACKENDS "")
+if(Kokkos_ENABLE_CUDA)
+  list(APPEND RIDGELINE_BACKENDS cuda)
+endif()
+if(Kokkos_ENABLE_HIP)
+  list(APPEND RIDGELINE_BACKENDS hip)
+endif()
+if(Kokkos_ENABLE_OPENMP)
+  list(APPEND RIDGELINE_BACKENDS openmp)
+endif()
+if(Kokkos_ENABLE_SERIAL)
+  list(APPEND RIDGELINE_BACKENDS serial)
+endif()
+set(RIDGELINE_EXEC_SPACE_cuda "Kokkos::Cuda")
+set(RIDGELINE_EXEC_SPACE_hip "Kokkos::Experimental::HIP")
+set(RIDGELINE_EXEC_SPACE_openmp "Kokkos::OpenMP")
+set(RIDGELINE_EXEC_SPACE_serial "Kokkos::Serial")
+message(STATUS "Ridgeline backends: ${RIDGELINE_BACKENDS}")
+
+# The first enabled backend is the one the perf suite and the CLI treat as "the device".
+list(GET RIDGELINE_BACKENDS 0 RIDGELINE_DEFAULT_BACKEND)
+
+# ridgeline_add_backend_test(<name> <source>...): one executable and one ctest entry per backend.
+function(ridgeline_add_backend_test name)
+  foreach(be IN LISTS RIDGELINE_BACKENDS)
+    set(exe ${name}_${be})
+    add_executable(${exe} ${ARGN})
+    target_link_libraries(${exe} PRIVATE Ridgeline::ridgeline GTest::gtest ridgeline_test_main)
+    target_compile_definitions(${exe} PRIVATE RIDGELINE_TEST_EXEC_SPACE=${RIDGELINE_EXEC_SPACE_${be}}
+                                              RIDGELINE_TEST_BACKEND="${be}")
+    add_test(NAME ${exe} COMMAND ${exe})
+  endforeach()
+endfunction()
+
+# ridgeline_add_host_test(<name> <source>...): host-only code (roofline, specs, CLI parsing).
+function(ridgeline_add_host_test name)
+  add_executable(${name} ${ARGN})
+  target_link_libraries(${name} PRIVATE Ridgeline::ridgeline GTest::gtest ridgeline_test_main)
+  add_test(NAME ${name} COMMAND ${name})
+endfunction()

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Installs everything Ridgeline needs on a fresh Debian 12 machine, idempotently.
+#
+#   scripts/bootstrap.sh [host] [cuda] [hip] [kokkos5]      (default: host)
+#
+# host     apt packages, Kokkos 3.4.01 (OpenMP+Serial) and Kokkos Kernels 3.4.01 built from
+#          Debian's trilinos 13.2 source package, installed under $RIDGELINE_DEPS/install/host
+# cuda     CUDA 11.8 + g++-11 from Debian non-free; Kokkos 3.4.01 with CUDA, AMPERE80 retargeted to
+#          sm_90, installed under $RIDGELINE_DEPS/install/cuda (Kokkos Kernels too, no cuBLAS TPL)
+# hip      hipcc 5.2; Kokkos 3.4.01 with HIP, VEGA908 retargeted to gfx90a (compile-only backend)
+# kokkos5  Debian sid's libkokkos-dev 5.2.2 headers, unpacked under $RIDGELINE_DEPS/kokkos5
+#
+# Nothing third-party is committed: sources come from the registries at bootstrap time and live
+# in the ignored cache folder. No registry host is written anywhere: extra apt entries copy the
+# URIs of the machine's own Debian source.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deps=${RIDGELINE_DEPS:-$root/.deps}
+jobs=${RIDGELINE_JOBS:-$(nproc)}
+mkdir -p "$deps"
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+want=("$@")
+[ ${#want[@]} -gt 0 ] || want=(host)
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+
+# ---- apt sources ------------------------------------------------------------------------------
+# The main Debian stanza of the machine's own sources: URIs, Suites and Signed-By are copied, never
+# typed in, so the repo holds no registry host.
+debian_stanza_field() { # field suite_regex
+  awk -v field="$1" -v want="$2" '
+    BEGIN { RS = ""; FS = "\n" }
+    {
+      uris = ""; suites = ""; signed = ""
+      for (i = 1; i <= NF; i++) {
+        if ($i ~ /^URIs:/) { uris = $i; sub(/^URIs:[ \t]*/, "", uris) }
+        if ($i ~ /^Suites:/) { suites = $i; sub(/^Suites:[ \t]*/, "", suites) }
+        if ($i ~ /^Signed-By:/) { signed = $i; sub(/^Signed-By:[ \t]*/, "", signed) }
+      }
+      if (suites ~ want && suites !~ /security/) {
+        if (field == "URIs") print uris; else if (field == "Suites") print suites; else print signed
+        exit
+      }
+    }' /etc/apt/sources.list.d/debian.sources
+}
+
+ensure_extra_sources() {
+  local f=/etc/apt/sources.list.d/ridgeline-extra.sources
+  if [ ! -f "$f" ]; then
+    local uris suites signed
+    uris=$(debian_stanza_field URIs 'bookworm')
+    suites=$(debian_stanza_field Suites 'bookworm')
+    signed=$(debian_stanza_field Signed-By 'bookworm')
+    [ -n "$uris" ] || { log "no Debian bookworm entry in /etc/apt/sources.list.d/debian.sources"; exit 1; }
+    log "adding deb-src and contrib/non-free for the machine's Debian source"
+    printf 'Types: deb deb-src\nURIs: %s\nSuites: %s\nComponents: main contrib non-free\nSigned-By: %s\n' \
+      "$uris" "$suites" "$signed" | "${sudo_cmd[@]}" tee "$f" >/dev/null
+    rm -f "$deps/.apt-updated"
+  fi
+  if [ ! -f "$deps/.apt-updated" ]; then
+    "${sudo_cmd[@]}" apt-get update -qq 2>&1 | grep -v 'configured multiple times' || true
+    touch "$deps/.apt-updated"
+  fi
+}
+
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# ---- Kokkos sources from trilinos 13.2 ---------------------------------------------------------
+fetch_kokkos_sources() {
+  local src=$deps/src
+  if [ -f "$src/.extracted" ]; then return 0; fi
+  mkdir -p "$src"
+  (
+    cd "$src"
+    if ! ls trilinos_13.2.0.orig.tar.gz >/dev/null 2>&1; then
+      log "apt-get source --download-only trilinos"
+      apt-get source --download-only trilinos >/dev/null 2>&1 || apt-get source --download-only trilinos
+    fi
+    log "extracting packages/kokkos and packages/kokkos-kernels"
+    rm -rf kokkos kokkos-kernels
+    # trilinos-13.2.0/packages/<name>/... -> <name>/...
+    tar xzf trilinos_13.2.0.orig.tar.gz --strip-components=2 --wildcards '*/packages/kokkos/*' \
+      '*/packages/kokkos-kernels/*'
+  )
+  touch "$src/.extracted"
+}
+
+# build_kokkos <name> <cxx> [cmake args...]: Kokkos core + Kokkos Kernels (no ETI, no TPLs)
+build_kokkos() {
+  local name=$1 cxx=$2
+  shift 2
+  local prefix=$deps/install/$name
+  if [ -f "$prefix/.done" ]; then log "kokkos ($name) already installed in $prefix"; return 0; fi
+  local b=$deps/build/$name
+  rm -rf "$b"
+  mkdir -p "$b"
+  log "building Kokkos 3.4.01 ($name)"
+  cmake -S "$deps/src/kokkos" -B "$b/kokkos" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ENABLE_SERIAL=ON "$@" >"$b/kokkos.log" 2>&1 ||
+    { tail -n 40 "$b/kokkos.log"; exit 1; }
+  cmake --build "$b/kokkos" -j "$jobs" >>"$b/kokkos.log" 2>&1 || { tail -n 40 "$b/kokkos.log"; exit 1; }
+  cmake --install "$b/kokkos" >>"$b/kokkos.log" 2>&1
+  log "building Kokkos Kernels 3.4.01 ($name, native kernels only)"
+  cmake -S "$deps/src/kokkos-kernels" -B "$b/kk" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ROOT="$prefix" \
+    -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_FLOAT=OFF \
+    -DKokkosKernels_INST_COMPLEX_DOUBLE=OFF -DKokkosKernels_INST_COMPLEX_FLOAT=OFF \
+    -DKokkosKernels_INST_ORDINAL_INT=OFF -DKokkosKernels_INST_ORDINAL_INT64_T=OFF \
+    -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
+    -DKokkosKernels_INST_LAYOUTLEFT=OFF -DKokkosKernels_INST_LAYOUTRIGHT=OFF \
+    -DKokkosKernels_INST_EXECSPACE_OPENMP=OFF -DKokkosKernels_INST_EXECSPACE_SERIAL=OFF \
+    -DKokkosKernels_INST_EXECSPACE_CUDA=OFF -DKokkosKernels_INST_MEMSPACE_CUDAUVMSPACE=OFF \
+    -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF \
+    -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF >"$b/kk.log" 2>&1 ||
+    { tail -n 40 "$b/kk.log"; exit 1; }
+  cmake --build "$b/kk" -j "$jobs" >>"$b/kk.log" 2>&1 || { tail -n 40 "$b/kk.log"; exit 1; }
+  cmake --install "$b/kk" >>"$b/kk.log" 2>&1
+  touch "$prefix/.done"
+}
+
+# A compiler wrapper that swaps one arch token for another, because Kokkos 3.4 knows neither Hopper
+# nor gfx90a and aborts at run time when the compiled major arch differs from the device's.
+write_retarget_wrapper() { # path real_compiler from to
+  mkdir -p "$(dirname "$1")"
+  cat >"$1" <<EOF
+#!/usr/bin/env bash
+args=()
+for a in "\$@"; do args+=("\${a//$3/$4}"); done
+exec $2 "\${args[@]}"
+EOF
+  chmod +x "$1"
+}
+
+cuda_env() {
+  # CUDA 13's nvcc/cudafe++/ptxas sit earlier on PATH on these machines; nvcc 11.8 would silently
+  # pick up CUDA 13's cudafe++ and break every extended lambda.
+  export PATH=/usr/lib/nvidia-cuda-toolkit/bin:/usr/bin:/bin:$PATH
+  export CUDA_ROOT=/usr/lib/nvidia-cuda-toolkit
+  export NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+}
+
+do_host() {
+  ensure_extra_sources
+  apt_install cmake make g++ libgtest-dev libgmock-dev libopenblas-dev nlohmann-json3-dev libcli11-dev \
+    gnuplot-nox dpkg-dev ca-certificates xz-utils
+  fetch_kokkos_sources
+  build_kokkos host g++ -DKokkos_ENABLE_OPENMP=ON
+}
+
+do_cuda() {
+  ensure_extra_sources
+  apt_install dpkg-dev nvidia-cuda-toolkit g++-11
+  fetch_kokkos_sources
+  cuda_env
+  local w=$deps/bin/nvcc_sm90
+  write_retarget_wrapper "$w" "$deps/src/kokkos/bin/nvcc_wrapper" sm_80 sm_90
+  build_kokkos cuda "$w" -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
+    -DCMAKE_CXX_FLAGS=-arch=sm_80 -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc \
+    -DCUDAToolkit_INCLUDE_DIR=/usr/include
+}
+
+do_hip() {
+  ensure_extra_sources
+  apt_install dpkg-dev hipcc libamdhip64-dev rocm-device-libs
+  fetch_kokkos_sources
+  export HIP_PLATFORM=amd ROCM_PATH=/usr
+  local w=$deps/bin/hipcc_gfx90a
+  write_retarget_wrapper "$w" hipcc gfx908 gfx90a
+  build_kokkos hip "$w" -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_VEGA908=ON
+}
+
+do_kokkos5() {
+  local dest=$deps/kokkos5
+  [ -f "$dest/.done" ] && { log "Kokkos 5 headers already in $dest"; return 0; }
+  local uris signed lists=$deps/apt-sid
+  uris=$(debian_stanza_field URIs 'bookworm')
+  signed=$(debian_stanza_field Signed-By 'bookworm')
+  mkdir -p "$lists/lists/partial" "$lists/etc" "$dest"
+  # A private sources list and lists folder: the system's apt state never sees the sid suite.
+  printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: %s\n' "$uris" "$signed" \
+    >"$lists/etc/sid.sources"
+  local o=(-o "Dir::State::Lists=$lists/lists" -o "Dir::Etc::SourceList=/dev/null"
+    -o "Dir::Etc::SourceParts=$lists/etc" -o "Dir::Cache=$lists/cache")
+  mkdir -p "$lists/cache/archives/partial"
+  log "fetching Debian sid libkokkos-dev headers"
+  apt-get "${o[@]}" update -qq
+  (cd "$lists" && rm -f libkokkos-dev_*.deb && apt-get "${o[@]}" download libkokkos-dev)
+  dpkg-deb -x "$lists"/libkokkos-dev_*.deb "$dest"
+  ls "$lists"/libkokkos-dev_*.deb | sed 's/.*libkokkos-dev_//' >"$dest/VERSION"
+  touch "$dest/.done"
+}
+
+for w in "${want[@]}"; do
+  case $w in
+    host) do_host ;;
+    cuda) do_cuda ;;
+    hip) do_hip ;;
+    kokkos5) do_kokkos5 ;;
+    *) log "unknown target '$w' (host, cuda, hip, kokkos5)"; exit 2 ;;
+  esac
+done
+log "done: ${want[*]}"

@@ -1,0 +1,42 @@
+#pragma once
+// The one place where Kokkos 3.4 and Kokkos 4.x/5.x differ for Ridgeline. Each branch says why.
+#include <Kokkos_Core.hpp>
+
+#include <type_traits>
+
+namespace ridgeline::detail::compat {
+
+// View::rank is an enum in 3.x, an integral_constant in 4.x, and a static member function of the
+// mdspan-based View in 5.x; Kokkos::View<...>::traits::rank stayed a usable constant throughout
+// 3.x/4.x, but not in 5.x, so the version picks the spelling.
+template <class V>
+constexpr int view_rank() {
+#if KOKKOS_VERSION >= 50000
+  return static_cast<int>(V::rank());
+#else
+  return static_cast<int>(V::rank);
+#endif
+}
+
+// HIP left the Experimental namespace in Kokkos 4.0.
+#if defined(KOKKOS_ENABLE_HIP)
+#if KOKKOS_VERSION >= 40000
+using HipSpace = Kokkos::HIP;
+#else
+using HipSpace = Kokkos::Experimental::HIP;
+#endif
+#endif
+
+}  // namespace ridgeline::detail::compat
+
+// Full unrolling of loops with compile-time trip counts keeps register arrays in registers: a
+// run-time index would move the micro-tile to local memory on GPUs and to the stack on CPUs.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define RIDGELINE_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define RIDGELINE_UNROLL _Pragma("clang loop unroll(full)")
+#elif defined(__GNUC__)
+#define RIDGELINE_UNROLL _Pragma("GCC unroll 64")
+#else
+#define RIDGELINE_UNROLL
+#endif

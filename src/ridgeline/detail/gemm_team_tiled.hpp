@@ -1,0 +1,218 @@
+#pragma once
+// The team tile level: one Kokkos team computes one BM x BN tile of C.
+//
+//   league rank --(grouped order)--> (tile_m, tile_n)
+//   for each BK-deep step of K:
+//     op(A)(tile rows, k step) -> As (BK, BM+pad_a)   zero-filled past M and K
+//     op(B)(k step, tile cols) -> Bs (BK, BN+pad_b)   zero-filled past K and N
+//     barrier; every thread: micro-kernel mac on its TM x TN micro-tile(s)
+//   epilogue: C = alpha*acc (+ beta*C when beta != 0), masked at the M/N edges
+//
+// With stages == 2 a thread holds its share of the next K step in registers while the current one
+// is computed, and writes it to the other scratch buffer afterwards: one barrier per K step, and
+// global-load latency hidden behind the math. With stages == 1 (the host tables) the tile is copied
+// straight into scratch. When a thread owns one micro-tile its accumulator stays in registers for
+// the whole K loop; when it owns several (a host team is one thread), they live in a BM x BN scratch
+// accumulator and each is loaded into registers for one K step at a time.
+#include <Kokkos_Core.hpp>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/micro_tile.hpp"
+#include "ridgeline/detail/strided.hpp"
+
+namespace ridgeline::detail {
+
+constexpr std::size_t scratch_align = 16;
+constexpr std::size_t align_up(std::size_t n) { return (n + scratch_align - 1) / scratch_align * scratch_align; }
+
+template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN>
+struct GemmTeamTiled {
+  static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
+  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
+  using member_type = typename policy_type::member_type;
+
+  static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
+  static constexpr int LDA = BM + Cfg::pad_a, LDB = BN + Cfg::pad_b;
+  static constexpr int kThreads = Cfg::team_size;
+  static constexpr int kTilesM = BM / Cfg::tm, kTilesN = BN / Cfg::tn;
+  static constexpr int kPerThread = kTilesM * kTilesN / kThreads;
+  static constexpr bool kRegisterAcc = (kPerThread == 1);
+  static constexpr int kStages = Cfg::stages;
+  static_assert(kTilesM * kTilesN % kThreads == 0, "micro-tiles must divide evenly among the team's threads");
+  static_assert(kStages == 1 || kStages == 2, "one or two scratch stages");
+  static_assert(kStages == 1 || (BM * BK % kThreads == 0 && BK * BN % kThreads == 0),
+                "register staging needs the K step to divide evenly among the team's threads");
+
+  // Each operand tile is walked as (fast, slow): the fast index follows the contiguous direction
+  // of op(A)/op(B) in memory, so consecutive threads read consecutive addresses.
+  static constexpr int kAF = kAFastM ? BM : BK, kAS = kAFastM ? BK : BM;
+  static constexpr int kBF = kBFastN ? BN : BK, kBS = kBFastN ? BK : BN;
+  static constexpr int kLoadA = kStages == 2 ? BM * BK / kThreads : 1;
+  static constexpr int kLoadB = kStages == 2 ? BK * BN / kThreads : 1;
+
+  Strided2D<const T> a;  // op(A): M x K
+  Strided2D<const T> b;  // op(B): K x N
+  Strided2D<T> c;        // M x N
+  Acc alpha, beta;
+  int tiles_m, tiles_n;
+
+  static constexpr std::size_t scratch_bytes() {
+    return align_up(sizeof(T) * kStages * BK * LDA) + align_up(sizeof(T) * kStages * BK * LDB) +
+           (kRegisterAcc ? 0 : align_up(sizeof(Acc) * BM * BN)) + 3 * scratch_align;
+  }
+
+  // (m, k) -> As(k, m) and (k, n) -> Bs(k, n), mapped from a (fast, slow) position.
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int a_m(int f, int s) { return kAFastM ? f : s; }
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int a_k(int f, int s) { return kAFastM ? s : f; }
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_n(int f, int s) { return kBFastN ? f : s; }
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_k(int f, int s) { return kBFastN ? s : f; }
+
+  // Padded lanes read nothing: an element outside op(A) or op(B) is a zero in scratch.
+  KOKKOS_FORCEINLINE_FUNCTION T a_at(std::int64_t m, std::int64_t k) const {
+    return (m < a.rows && k < a.cols) ? a(m, k) : T(0);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION T b_at(std::int64_t k, std::int64_t n) const {
+    return (k < b.rows && n < b.cols) ? b(k, n) : T(0);
+  }
+
+  // stages == 1: copy one K step straight into scratch.
+  KOKKOS_FORCEINLINE_FUNCTION void stage(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0, T* As,
+                                         T* Bs) const {
+    for (int e = t; e < BM * BK; e += kThreads) {
+      const int f = e % kAF, s = e / kAF;
+      As[a_k(f, s) * LDA + a_m(f, s)] = a_at(m0 + a_m(f, s), k0 + a_k(f, s));
+    }
+    for (int e = t; e < BK * BN; e += kThreads) {
+      const int f = e % kBF, s = e / kBF;
+      Bs[b_k(f, s) * LDB + b_n(f, s)] = b_at(k0 + b_k(f, s), n0 + b_n(f, s));
+    }
+  }
+
+  // stages == 2: fetch this thread's share of a K step into registers, then commit it to scratch.
+  KOKKOS_FORCEINLINE_FUNCTION void fetch(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0, T (&ra)[kLoadA],
+                                         T (&rb)[kLoadB]) const {
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kLoadA; ++r) {
+      const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
+      ra[r] = a_at(m0 + a_m(f, s), k0 + a_k(f, s));
+    }
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kLoadB; ++r) {
+      const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
+      rb[r] = b_at(k0 + b_k(f, s), n0 + b_n(f, s));
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As, T* Bs) const {
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kLoadA; ++r) {
+      const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
+      As[a_k(f, s) * LDA + a_m(f, s)] = ra[r];
+    }
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kLoadB; ++r) {
+      const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
+      Bs[b_k(f, s) * LDB + b_n(f, s)] = rb[r];
+    }
+  }
+
+  // Runs body(As, Bs, kt) for every K step, with the step's tiles staged in scratch.
+  template <class Body>
+  KOKKOS_FORCEINLINE_FUNCTION void k_loop(const member_type& team, std::int64_t m0, std::int64_t n0, T* As, T* Bs,
+                                          Body&& body) const {
+    const int t = team.team_rank();
+    const int nk = static_cast<int>((a.cols + BK - 1) / BK);
+    if constexpr (kStages == 2) {
+      T ra[kLoadA], rb[kLoadB];
+      fetch(t, m0, n0, 0, ra, rb);
+      commit(t, ra, rb, As, Bs);
+      team.team_barrier();
+      for (int kt = 0; kt < nk; ++kt) {
+        const int cur = kt & 1;
+        const bool more = kt + 1 < nk;
+        if (more) fetch(t, m0, n0, std::int64_t(kt + 1) * BK, ra, rb);
+        body(As + cur * BK * LDA, Bs + cur * BK * LDB, kt);
+        if (more) commit(t, ra, rb, As + (cur ^ 1) * BK * LDA, Bs + (cur ^ 1) * BK * LDB);
+        team.team_barrier();
+      }
+    } else {
+      for (int kt = 0; kt < nk; ++kt) {
+        if (kt > 0) team.team_barrier();
+        stage(t, m0, n0, std::int64_t(kt) * BK, As, Bs);
+        team.team_barrier();
+        body(As, Bs, kt);
+      }
+    }
+  }
+
+  // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
+  KOKKOS_FORCEINLINE_FUNCTION void epilogue(const typename MK::Accumulator& acc, std::int64_t m0, std::int64_t n0,
+                                            int ty, int tx) const {
+    using Map = MicroTileMap<Cfg>;
+    const bool read_c = beta != Acc(0);
+    RIDGELINE_UNROLL
+    for (int j = 0; j < Cfg::tn; ++j) {
+      const std::int64_t n = n0 + Map::col(tx, j);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < Cfg::tm; ++i) {
+        const std::int64_t m = m0 + Map::row(ty, i);
+        if (m < c.rows && n < c.cols) {
+          Acc v = alpha * MK::get(acc, i, j);
+          if (read_c) v += beta * static_cast<Acc>(c(m, n));
+          c(m, n) = static_cast<T>(v);
+        }
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    // Grouped order: consecutive league ranks walk a column of group_m tiles before moving right,
+    // so teams running together share the same B panel and a few A panels in L2.
+    const int r = team.league_rank();
+    const int per_group = Cfg::group_m * tiles_n;
+    const int group = r / per_group;
+    const int first_m = group * Cfg::group_m;
+    const int rows_in_group = (tiles_m - first_m) < Cfg::group_m ? (tiles_m - first_m) : Cfg::group_m;
+    const int in_group = r - group * per_group;
+    const std::int64_t m0 = std::int64_t(first_m + in_group % rows_in_group) * BM;
+    const std::int64_t n0 = std::int64_t(in_group / rows_in_group) * BN;
+
+    auto scratch = team.team_scratch(Cfg::scratch_level);
+    T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDA, scratch_align));  // (BK,BM+pad)
+    T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDB, scratch_align));  // (BK,BN+pad)
+    const int t = team.team_rank();
+
+    if constexpr (kRegisterAcc) {
+      const int ty = t % kTilesM, tx = t / kTilesM;
+      typename MK::Accumulator acc;
+      MK::zero(acc);
+      k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
+      epilogue(acc, m0, n0, ty, tx);
+    } else {
+      Acc* Cs = static_cast<Acc*>(scratch.get_shmem_aligned(sizeof(Acc) * BM * BN, scratch_align));  // (BM,BN)
+      k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int kt) {
+        for (int u = 0; u < kPerThread; ++u) {
+          const int id = t * kPerThread + u, ty = id % kTilesM, tx = id / kTilesM;
+          typename MK::Accumulator acc;
+          if (kt == 0) {
+            MK::zero(acc);
+          } else {
+            MK::load(acc, Cs, ty, tx);
+          }
+          MK::mac(acc, as, bs, ty, tx);
+          MK::store(acc, Cs, ty, tx);
+        }
+      });
+      for (int u = 0; u < kPerThread; ++u) {
+        const int id = t * kPerThread + u, ty = id % kTilesM, tx = id / kTilesM;
+        typename MK::Accumulator acc;
+        MK::load(acc, Cs, ty, tx);
+        epilogue(acc, m0, n0, ty, tx);
+      }
+    }
+  }
+};
+
+}  // namespace ridgeline::detail

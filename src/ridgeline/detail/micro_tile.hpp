@@ -1,0 +1,107 @@
+#pragma once
+// The thread micro-tile level: the micro-kernel contract and the portable micro-kernel.
+//
+// Contract. A micro-kernel MK for a tile configuration Cfg, storage type T and accumulator Acc
+// provides
+//   MK::Accumulator                  a TM x TN block of Acc that lives in registers;
+//   MK::zero(acc)                    acc = 0;
+//   MK::mac(acc, As, Bs, ty, tx)     acc(i, j) += sum_{k < BK} As[k][row(ty, i)] * Bs[k][col(tx, j)];
+//   MK::get(acc, i, j)               element (i, j), for the epilogue;
+//   MK::load(acc, Cs, ty, tx), MK::store(acc, Cs, ty, tx)
+//                                    copy to and from a BM x BN scratch accumulator Cs (row-major,
+//                                    leading dimension BN), used when a thread owns several
+//                                    micro-tiles and cannot keep them all in registers.
+// As is a (BK, BM + pad_a) and Bs a (BK, BN + pad_b) scratch tile, both k-major. The K tail is
+// zero in scratch, so a micro-kernel never masks. row()/col() below fix which rows and columns a
+// thread owns; a micro-kernel must use exactly these, because the epilogue stores through them.
+// A micro-kernel never touches C: the epilogue alone reads C, and only when beta != 0.
+#include <Kokkos_Core.hpp>
+
+#include "ridgeline/detail/compat.hpp"
+
+namespace ridgeline::detail {
+
+// The rows of micro-tile ty are TM/FM pieces of FM contiguous rows, spread BM/(TM/FM) apart, so a
+// warp's fragment loads are contiguous and conflict-free; with FM == TM the rows are contiguous.
+template <class Cfg>
+struct MicroTileMap {
+  static constexpr int kPiecesM = Cfg::tm / Cfg::fm;
+  static constexpr int kPiecesN = Cfg::tn / Cfg::fn;
+  static constexpr int kPieceStrideM = Cfg::bm / kPiecesM;
+  static constexpr int kPieceStrideN = Cfg::bn / kPiecesN;
+  static_assert(Cfg::tm % Cfg::fm == 0 && Cfg::tn % Cfg::fn == 0, "fragment width must divide the micro-tile");
+  static_assert(Cfg::bm % (Cfg::tm) == 0 && Cfg::bn % (Cfg::tn) == 0, "micro-tile must divide the team tile");
+
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int row(int ty, int i) {
+    return (i / Cfg::fm) * kPieceStrideM + ty * Cfg::fm + i % Cfg::fm;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int col(int tx, int j) {
+    return (j / Cfg::fn) * kPieceStrideN + tx * Cfg::fn + j % Cfg::fn;
+  }
+};
+
+// Scalar fragment loads: correct anywhere. Backends replace this with vector loads.
+struct ScalarFragmentLoad {
+  template <int W, class T, class Acc>
+  KOKKOS_FORCEINLINE_FUNCTION static void load(const T* p, Acc* out) {
+    RIDGELINE_UNROLL
+    for (int e = 0; e < W; ++e) out[e] = static_cast<Acc>(p[e]);
+  }
+};
+
+// The portable register micro-kernel. FragmentLoad is the only backend hook it takes.
+template <class Cfg, class T, class Acc, class FragmentLoad = ScalarFragmentLoad>
+struct PortableMicroKernel {
+  static constexpr int TM = Cfg::tm, TN = Cfg::tn, BK = Cfg::bk;
+  static constexpr int LDA = Cfg::bm + Cfg::pad_a, LDB = Cfg::bn + Cfg::pad_b;
+  using Map = MicroTileMap<Cfg>;
+
+  struct Accumulator {
+    Acc v[TM][TN];
+  };
+
+  KOKKOS_FORCEINLINE_FUNCTION static void zero(Accumulator& acc) {
+    RIDGELINE_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < TN; ++j) acc.v[i][j] = Acc(0);
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION static Acc get(const Accumulator& acc, int i, int j) { return acc.v[i][j]; }
+
+  KOKKOS_FORCEINLINE_FUNCTION static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
+    for (int k = 0; k < BK; ++k) {
+      Acc a[TM], b[TN];
+      RIDGELINE_UNROLL
+      for (int p = 0; p < Map::kPiecesM; ++p)
+        FragmentLoad::template load<Cfg::fm>(As + k * LDA + Map::row(ty, p * Cfg::fm), a + p * Cfg::fm);
+      RIDGELINE_UNROLL
+      for (int q = 0; q < Map::kPiecesN; ++q)
+        FragmentLoad::template load<Cfg::fn>(Bs + k * LDB + Map::col(tx, q * Cfg::fn), b + q * Cfg::fn);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        RIDGELINE_UNROLL
+        for (int j = 0; j < TN; ++j) acc.v[i][j] += a[i] * b[j];
+      }
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION static void load(Accumulator& acc, const Acc* Cs, int ty, int tx) {
+    RIDGELINE_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < TN; ++j) acc.v[i][j] = Cs[Map::row(ty, i) * Cfg::bn + Map::col(tx, j)];
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION static void store(const Accumulator& acc, Acc* Cs, int ty, int tx) {
+    RIDGELINE_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < TN; ++j) Cs[Map::row(ty, i) * Cfg::bn + Map::col(tx, j)] = acc.v[i][j];
+    }
+  }
+};
+
+}  // namespace ridgeline::detail

@@ -1,0 +1,35 @@
+#pragma once
+// C = beta * C and y = beta * y, for the cases where the product vanishes (K == 0, alpha == 0).
+// beta == 0 writes zeros without reading, as BLAS does.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "ridgeline/detail/strided.hpp"
+
+namespace ridgeline::detail {
+
+template <class ExecSpace, class T>
+void scale_matrix(const ExecSpace& exec, Strided2D<T> c, T beta) {
+  const std::int64_t n = c.rows * c.cols;
+  if (n == 0) return;
+  // Walk the contiguous index fastest.
+  const bool rows_fast = rows_contiguous(c);
+  Kokkos::parallel_for(
+      "ridgeline::scale_matrix", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, n),
+      KOKKOS_LAMBDA(std::int64_t e) {
+        const std::int64_t i = rows_fast ? e % c.rows : e / c.cols;
+        const std::int64_t j = rows_fast ? e / c.rows : e % c.cols;
+        c(i, j) = beta == T(0) ? T(0) : beta * c(i, j);
+      });
+}
+
+template <class ExecSpace, class T>
+void scale_vector(const ExecSpace& exec, Strided1D<T> y, T beta) {
+  if (y.n == 0) return;
+  Kokkos::parallel_for(
+      "ridgeline::scale_vector", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.n),
+      KOKKOS_LAMBDA(std::int64_t i) { y(i) = beta == T(0) ? T(0) : beta * y(i); });
+}
+
+}  // namespace ridgeline::detail

@@ -1,0 +1,58 @@
+#pragma once
+// Every layout Ridgeline accepts (LayoutLeft, LayoutRight, LayoutStride) and both transposes reduce
+// to a pointer and two strides, so one kernel instantiation serves them all; only the question
+// "which index is contiguous" is lifted to compile time, because it decides coalescing.
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+#include "ridgeline/detail/validate.hpp"
+
+namespace ridgeline::detail {
+
+// op(X) as a rows x cols matrix: element (i, j) lives at data[i * rs + j * cs].
+template <class T>
+struct Strided2D {
+  T* data = nullptr;
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t rs = 0, cs = 0;
+
+  KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i, std::int64_t j) const { return data[i * rs + j * cs]; }
+};
+
+template <class T>
+struct Strided1D {
+  T* data = nullptr;
+  std::int64_t n = 0;
+  std::int64_t s = 0;
+
+  KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i) const { return data[i * s]; }
+};
+
+template <class V>
+Strided2D<typename V::value_type> strided_op(const V& v, Trans t) {
+  Strided2D<typename V::value_type> m;
+  m.data = v.data();
+  const bool n = (t == Trans::N);
+  m.rows = static_cast<std::int64_t>(v.extent(n ? 0 : 1));
+  m.cols = static_cast<std::int64_t>(v.extent(n ? 1 : 0));
+  m.rs = static_cast<std::int64_t>(v.stride(n ? 0 : 1));
+  m.cs = static_cast<std::int64_t>(v.stride(n ? 1 : 0));
+  return m;
+}
+
+template <class V>
+Strided1D<typename V::value_type> strided_vec(const V& v) {
+  return {v.data(), static_cast<std::int64_t>(v.extent(0)), static_cast<std::int64_t>(v.stride(0))};
+}
+
+// True when walking i (rows) is at least as contiguous as walking j (cols). A view with an extent
+// of 1 reports an arbitrary stride for that index; its contiguity is decided by the other index.
+template <class T>
+bool rows_contiguous(const Strided2D<T>& m) {
+  if (m.cols <= 1) return true;
+  if (m.rows <= 1) return false;
+  return m.rs <= m.cs;
+}
+
+}  // namespace ridgeline::detail

@@ -1,0 +1,96 @@
+#pragma once
+// Public GEMM entry: C = alpha * op(A) * op(B) + beta * C.
+//
+// A, B, C are rank-2 Views in LayoutLeft, LayoutRight or LayoutStride (strided subviews of larger
+// matrices), mixed freely, float or double. transA/transB are "N" or "T" ("C" means "T" for real
+// types). Every check runs before any launch and throws std::invalid_argument naming the shapes:
+// extents, transpose letters, memory spaces the execution space cannot access, and an output that
+// overlaps an input. Degenerate cases follow BLAS: M or N == 0 does nothing; K == 0 or alpha == 0
+// scales C by beta without reading A or B; beta == 0 never reads C. A product with one column and
+// op(B) = B is a GEMV.
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "ridgeline/detail/dispatch.hpp"
+#include "ridgeline/detail/scale.hpp"
+#include "ridgeline/detail/strided.hpp"
+#include "ridgeline/detail/validate.hpp"
+#include "ridgeline/gemv.hpp"
+#include "ridgeline/tile_config.hpp"
+
+namespace ridgeline {
+
+template <class ExecSpace, class AV, class BV, class CV>
+void gemm(const ExecSpace& exec, const char* transA, const char* transB, typename CV::const_value_type& alpha,
+          const AV& A, const BV& B, typename CV::const_value_type& beta, const CV& C) {
+  static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<BV>::value && Kokkos::is_view<CV>::value,
+                "ridgeline::gemm takes Kokkos::Views");
+  static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<BV>() == 2 &&
+                    detail::compat::view_rank<CV>() == 2,
+                "ridgeline::gemm: A, B and C must be rank 2");
+  using T = typename CV::non_const_value_type;
+  static_assert(std::is_same_v<T, typename CV::value_type>, "ridgeline::gemm: C must be non-const");
+  static_assert(std::is_same_v<T, typename AV::non_const_value_type> &&
+                    std::is_same_v<T, typename BV::non_const_value_type>,
+                "ridgeline::gemm: A, B and C must share one scalar type");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ridgeline::gemm: float or double");
+
+  const detail::Trans ta = detail::parse_trans(transA, "gemm", "transA");
+  const detail::Trans tb = detail::parse_trans(transB, "gemm", "transB");
+  detail::require_accessible<ExecSpace>(A, "gemm", "A");
+  detail::require_accessible<ExecSpace>(B, "gemm", "B");
+  detail::require_accessible<ExecSpace>(C, "gemm", "C");
+  const auto a = detail::strided_op(A, ta);
+  const auto b = detail::strided_op(B, tb);
+  const auto c = detail::strided_op(C, detail::Trans::N);
+  if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
+    throw std::invalid_argument(
+        std::string("ridgeline::gemm: op(A) is ") + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " (A " +
+        detail::shape_of(A) + ", transA=" + detail::trans_name(ta) + "), op(B) is " + std::to_string(b.rows) + "x" +
+        std::to_string(b.cols) + " (B " + detail::shape_of(B) + ", transB=" + detail::trans_name(tb) + "), C is " +
+        detail::shape_of(C) + ": need op(A) MxK, op(B) KxN, C MxN");
+  }
+  detail::require_no_overlap(C, "C", A, "A", "gemm");
+  detail::require_no_overlap(C, "C", B, "B", "gemm");
+
+  const std::int64_t M = c.rows, N = c.cols, K = a.cols;
+  if (M == 0 || N == 0) return;
+  if (K == 0 || alpha == T(0)) {
+    if (beta != T(1)) detail::scale_matrix(exec, c, static_cast<T>(beta));
+    return;
+  }
+  if (N == 1 && tb == detail::Trans::N) {
+    auto x = Kokkos::subview(B, Kokkos::ALL, 0);
+    auto y = Kokkos::subview(C, Kokkos::ALL, 0);
+    gemv(exec, detail::trans_name(ta), alpha, A, x, beta, y);
+    return;
+  }
+  detail::gemm_dispatch(exec, detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
+                        detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs}, c, static_cast<T>(alpha),
+                        static_cast<T>(beta));
+}
+
+template <class AV, class BV, class CV>
+void gemm(const char* transA, const char* transB, typename CV::const_value_type& alpha, const AV& A, const BV& B,
+          typename CV::const_value_type& beta, const CV& C) {
+  gemm(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C);
+}
+
+// The tile configuration gemm runs for ExecSpace and Scalar, for reports and the roofline.
+template <class ExecSpace, class Scalar>
+TileConfig gemm_tile_config() {
+  using Cfg = detail::GemmCfg<ExecSpace, Scalar>;
+  using Kernel = detail::GemmKernel<ExecSpace, Scalar, true, false>;
+  TileConfig t;
+  t.bm = Cfg::bm, t.bn = Cfg::bn, t.bk = Cfg::bk;
+  t.tm = Cfg::tm, t.tn = Cfg::tn;
+  t.team_size = Cfg::team_size, t.vector_length = Cfg::vector_length;
+  t.stages = Cfg::stages, t.scratch_level = Cfg::scratch_level;
+  t.scratch_bytes = static_cast<std::int64_t>(Kernel::scratch_bytes());
+  t.micro_kernel = detail::Backend<ExecSpace, Scalar>::micro_kernel_name;
+  return t;
+}
+
+}  // namespace ridgeline

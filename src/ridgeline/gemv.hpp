@@ -1,0 +1,91 @@
+#pragma once
+// Public GEMV entry: y = alpha * op(A) * x + beta * y.
+//
+// A is a rank-2 View, x and y rank-1 Views, in any layout (strided subviews included), float or
+// double. trans is "N" or "T" ("C" means "T" for real types). Every check below runs before any
+// launch and throws std::invalid_argument naming the shapes. beta == 0 never reads y; alpha == 0
+// or an empty reduction never reads A or x.
+#include <Kokkos_Core.hpp>
+
+#include <string>
+#include <type_traits>
+
+#include "ridgeline/detail/dispatch.hpp"
+#include "ridgeline/detail/scale.hpp"
+#include "ridgeline/detail/strided.hpp"
+#include "ridgeline/detail/validate.hpp"
+#include "ridgeline/tile_config.hpp"
+
+namespace ridgeline {
+
+template <class ExecSpace, class AV, class XV, class YV>
+void gemv(const ExecSpace& exec, const char* trans, typename YV::const_value_type& alpha, const AV& A, const XV& x,
+          typename YV::const_value_type& beta, const YV& y) {
+  static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<XV>::value && Kokkos::is_view<YV>::value,
+                "ridgeline::gemv takes Kokkos::Views");
+  static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<XV>() == 1 &&
+                    detail::compat::view_rank<YV>() == 1,
+                "ridgeline::gemv: A must be rank 2, x and y rank 1");
+  using T = typename YV::non_const_value_type;
+  static_assert(std::is_same_v<T, typename YV::value_type>, "ridgeline::gemv: y must be non-const");
+  static_assert(std::is_same_v<T, typename AV::non_const_value_type> &&
+                    std::is_same_v<T, typename XV::non_const_value_type>,
+                "ridgeline::gemv: A, x and y must share one scalar type");
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ridgeline::gemv: float or double");
+
+  const detail::Trans t = detail::parse_trans(trans, "gemv", "trans");
+  detail::require_accessible<ExecSpace>(A, "gemv", "A");
+  detail::require_accessible<ExecSpace>(x, "gemv", "x");
+  detail::require_accessible<ExecSpace>(y, "gemv", "y");
+  const auto a = detail::strided_op(A, t);
+  if (static_cast<std::int64_t>(x.extent(0)) != a.cols || static_cast<std::int64_t>(y.extent(0)) != a.rows) {
+    throw std::invalid_argument(std::string("ridgeline::gemv: op(A) is ") + std::to_string(a.rows) + "x" +
+                                std::to_string(a.cols) + " (A " + detail::shape_of(A) + ", trans=" +
+                                detail::trans_name(t) + "), so x must have " + std::to_string(a.cols) +
+                                " entries and y " + std::to_string(a.rows) + ", but x has " + detail::shape_of(x) +
+                                " and y " + detail::shape_of(y));
+  }
+  detail::require_no_overlap(y, "y", A, "A", "gemv");
+  detail::require_no_overlap(y, "y", x, "x", "gemv");
+
+  const auto yy = detail::strided_vec(y);
+  if (a.rows == 0) return;
+  if (a.cols == 0 || alpha == T(0)) {
+    if (beta != T(1)) detail::scale_vector(exec, yy, static_cast<T>(beta));
+    return;
+  }
+  detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs};
+  const auto xs = detail::strided_vec(x);
+  detail::gemv_dispatch(exec, ac, detail::Strided1D<const T>{xs.data, xs.n, xs.s}, yy, static_cast<T>(alpha),
+                        static_cast<T>(beta));
+}
+
+template <class AV, class XV, class YV>
+void gemv(const char* trans, typename YV::const_value_type& alpha, const AV& A, const XV& x,
+          typename YV::const_value_type& beta, const YV& y) {
+  gemv(typename YV::execution_space(), trans, alpha, A, x, beta, y);
+}
+
+// The configuration gemv runs for ExecSpace and Scalar, for reports and the roofline.
+template <class ExecSpace, class Scalar>
+GemvConfig gemv_config(bool rows_contiguous = true) {
+  using Be = detail::Backend<ExecSpace, Scalar>;
+  GemvConfig g;
+  auto fill = [&](auto cfg, const char* kernel) {
+    using Cfg = decltype(cfg);
+    g.team_size = Cfg::team_size;
+    g.vector_length = Cfg::vector_length;
+    g.rows_per_team = Cfg::rows;
+    g.unroll = Cfg::unroll;
+    g.scratch_level = Cfg::scratch_level;
+    g.kernel = kernel;
+  };
+  if (rows_contiguous) {
+    fill(typename Be::template gemv_rows<Scalar>{}, "rows");
+  } else {
+    fill(typename Be::template gemv_dot<Scalar>{}, "dot");
+  }
+  return g;
+}
+
+}  // namespace ridgeline

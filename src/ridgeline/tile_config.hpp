@@ -1,0 +1,33 @@
+#pragma once
+// A GEMM/GEMV tile configuration as run-time data. Each backend's tile table
+// (backends/<name>/tile_table.hpp) holds compile-time entries with these fields; dispatch turns the
+// one it picks into this struct so that the roofline's tile-traffic model, the scratch ledger and
+// the perf report describe exactly what ran.
+#include <cstdint>
+#include <string>
+
+namespace ridgeline {
+
+struct TileConfig {
+  int bm = 0, bn = 0, bk = 0;  // team tile of C (BM x BN) and the K depth staged per step
+  int tm = 0, tn = 0;          // per-thread register micro-tile of C
+  int team_size = 0;           // Kokkos team size
+  int vector_length = 0;       // Kokkos vector length
+  int stages = 0;              // scratch buffers for A/B (2 = double buffered)
+  int scratch_level = 0;       // Kokkos scratch level the tiles live in
+  std::int64_t scratch_bytes = 0;  // bytes of team scratch the kernel requests
+  std::string micro_kernel;    // name of the micro-kernel ("portable", "cuda-simt-v4", ...)
+};
+
+// The GEMV configuration: a team covers `rows` outputs per step with `team_size` x
+// `vector_length` threads; `unroll` independent partial sums per lane.
+struct GemvConfig {
+  int team_size = 0;
+  int vector_length = 0;
+  int rows_per_team = 0;
+  int unroll = 0;
+  int scratch_level = 0;
+  std::string kernel;  // "rows" (output index contiguous) or "dot" (reduction index contiguous)
+};
+
+}  // namespace ridgeline

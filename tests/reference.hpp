@@ -1,0 +1,172 @@
+#pragma once
+// Shared test support: the double-precision host reference, seeded random operands in any layout,
+// poison values, and element-wise checks with a tolerance that scales with K and epsilon.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <limits>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ridgeline/detail/compat.hpp"
+
+namespace ridgeline::test {
+
+using Exec = RIDGELINE_TEST_EXEC_SPACE;
+using Mem = Exec::memory_space;
+
+// Sanitizer runs set RIDGELINE_TEST_REDUCED=1 to skip the largest shapes.
+inline bool reduced() {
+  const char* v = std::getenv("RIDGELINE_TEST_REDUCED");
+  return v != nullptr && v[0] == '1';
+}
+
+// Host-side dense copy of any rank-2 view, in double, indexed (i, j).
+struct HostMatrix {
+  std::int64_t rows = 0, cols = 0;
+  std::vector<double> v;
+  const double& operator()(std::int64_t i, std::int64_t j) const { return v[i * cols + j]; }
+  double& operator()(std::int64_t i, std::int64_t j) { return v[i * cols + j]; }
+};
+
+enum class Lay { left, right, stride };
+inline const char* name(Lay l) { return l == Lay::left ? "L" : l == Lay::right ? "R" : "S"; }
+
+template <class Layout>
+constexpr Lay lay_of() {
+  if constexpr (std::is_same_v<Layout, Kokkos::LayoutLeft>) return Lay::left;
+  if constexpr (std::is_same_v<Layout, Kokkos::LayoutRight>) return Lay::right;
+  return Lay::stride;
+}
+
+// A LayoutStride matrix here has non-unit strides in both indices (row stride 2, column stride
+// 2*rows+3), so the kernels' general-stride paths run, not just the unit-stride ones.
+template <class T, class Layout>
+Kokkos::View<T**, Layout, Mem> make_matrix(const std::string& label, std::int64_t rows, std::int64_t cols) {
+  if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>) {
+    return Kokkos::View<T**, Layout, Mem>(label, Kokkos::LayoutStride(rows, 2, cols, 2 * rows + 3));
+  } else {
+    return Kokkos::View<T**, Layout, Mem>(label, rows, cols);
+  }
+}
+
+template <class T, class Layout>
+Kokkos::View<T*, Layout, Mem> make_vector(const std::string& label, std::int64_t n) {
+  if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>) {
+    return Kokkos::View<T*, Layout, Mem>(label, Kokkos::LayoutStride(n, 3));
+  } else {
+    return Kokkos::View<T*, Layout, Mem>(label, n);
+  }
+}
+
+// Uniform in [-1, 1), never zero-filled; each operand gets its own fixed seed.
+template <class V>
+void fill_random(const V& v, std::uint64_t seed) {
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  using T = typename V::non_const_value_type;
+  if constexpr (ridgeline::detail::compat::view_rank<V>() == 2) {
+    for (std::size_t j = 0; j < v.extent(1); ++j)
+      for (std::size_t i = 0; i < v.extent(0); ++i) h(i, j) = static_cast<T>(d(gen));
+  } else {
+    for (std::size_t i = 0; i < v.extent(0); ++i) h(i) = static_cast<T>(d(gen));
+  }
+  Kokkos::deep_copy(v, h);
+}
+
+template <class V>
+void fill_value(const V& v, typename V::non_const_value_type x) {
+  Kokkos::deep_copy(v, x);
+}
+
+template <class T>
+T poison() {
+  return std::numeric_limits<T>::quiet_NaN();
+}
+
+template <class V>
+HostMatrix to_host(const V& v) {
+  auto h = Kokkos::create_mirror_view(v);
+  Kokkos::deep_copy(h, v);
+  HostMatrix m;
+  if constexpr (ridgeline::detail::compat::view_rank<V>() == 2) {
+    m.rows = v.extent(0), m.cols = v.extent(1);
+    m.v.resize(m.rows * m.cols);
+    for (std::int64_t i = 0; i < m.rows; ++i)
+      for (std::int64_t j = 0; j < m.cols; ++j) m(i, j) = static_cast<double>(h(i, j));
+  } else {
+    m.rows = v.extent(0), m.cols = 1;
+    m.v.resize(m.rows);
+    for (std::int64_t i = 0; i < m.rows; ++i) m(i, 0) = static_cast<double>(h(i));
+  }
+  return m;
+}
+
+inline HostMatrix transpose_if(const HostMatrix& m, bool t) {
+  if (!t) return m;
+  HostMatrix r;
+  r.rows = m.cols, r.cols = m.rows;
+  r.v.resize(m.v.size());
+  for (std::int64_t i = 0; i < m.rows; ++i)
+    for (std::int64_t j = 0; j < m.cols; ++j) r(j, i) = m(i, j);
+  return r;
+}
+
+// Reference C = alpha*opA*opB + beta*C0 in double, with the element-wise error bound
+// gamma * (|alpha| sum_k |a_ik||b_kj| + |beta||c_ij|), gamma = (K + 2) * eps(T): twice the classic
+// K*u bound of a length-K dot product, so a correct kernel passes and a wrong one (a lost K tile, a
+// misplaced element) fails by orders of magnitude.
+struct Expected {
+  HostMatrix value, bound;
+};
+
+inline Expected reference_gemm(const HostMatrix& opA, const HostMatrix& opB, const HostMatrix& C0, double alpha,
+                               double beta, double eps) {
+  Expected e;
+  e.value.rows = e.bound.rows = opA.rows;
+  e.value.cols = e.bound.cols = opB.cols;
+  e.value.v.assign(opA.rows * opB.cols, 0.0);
+  e.bound.v.assign(opA.rows * opB.cols, 0.0);
+  const std::int64_t K = opA.cols;
+  const double gamma = (K + 2) * eps;
+  for (std::int64_t i = 0; i < opA.rows; ++i) {
+    for (std::int64_t j = 0; j < opB.cols; ++j) {
+      double s = 0, sa = 0;
+      for (std::int64_t k = 0; k < K; ++k) {
+        s += opA(i, k) * opB(k, j);
+        sa += std::abs(opA(i, k) * opB(k, j));
+      }
+      const double c0 = beta == 0 ? 0.0 : C0(i, j);
+      e.value(i, j) = alpha * s + beta * c0;
+      e.bound(i, j) = gamma * (std::abs(alpha) * sa + std::abs(beta * c0)) + std::numeric_limits<double>::min();
+    }
+  }
+  return e;
+}
+
+// Checks every element: finite, and within its bound of the reference.
+inline ::testing::AssertionResult matches(const HostMatrix& got, const Expected& want) {
+  if (got.rows != want.value.rows || got.cols != want.value.cols)
+    return ::testing::AssertionFailure() << "shape " << got.rows << "x" << got.cols;
+  std::int64_t bad = 0;
+  std::ostringstream first;
+  for (std::int64_t i = 0; i < got.rows; ++i) {
+    for (std::int64_t j = 0; j < got.cols; ++j) {
+      const double g = got(i, j), w = want.value(i, j), b = want.bound(i, j);
+      if (!(std::abs(g - w) <= b)) {
+        if (bad < 5) first << " (" << i << "," << j << "): got " << g << " want " << w << " bound " << b << ";";
+        ++bad;
+      }
+    }
+  }
+  if (bad == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << bad << " of " << got.rows * got.cols << " elements wrong:" << first.str();
+}
+
+}  // namespace ridgeline::test

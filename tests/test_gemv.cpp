@@ -1,0 +1,170 @@
+// GEMV correctness, written once and compiled for every enabled Kokkos backend.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstring>
+#include <ridgeline/ridgeline.hpp>
+#include <string>
+#include <vector>
+
+#include "reference.hpp"
+
+namespace ridgeline::test {
+namespace {
+
+struct GemvCase {
+  std::int64_t m, n;  // A is m x n
+  char trans;
+  Lay la, lx, ly;
+  double alpha, beta;
+  bool fp64;
+  std::uint64_t seed;
+};
+
+std::string describe(const GemvCase& c) {
+  std::ostringstream s;
+  s << (c.fp64 ? "d" : "s") << "gemv " << c.trans << " " << c.m << "x" << c.n << " layouts " << name(c.la)
+    << name(c.lx) << name(c.ly) << " alpha=" << c.alpha << " beta=" << c.beta;
+  return s.str();
+}
+
+void PrintTo(const GemvCase& c, std::ostream* os) { *os << describe(c); }
+
+template <class T, class LA, class LX, class LY>
+void run_gemv(const GemvCase& c) {
+  const bool t = c.trans == 'T';
+  const std::int64_t nx = t ? c.m : c.n, ny = t ? c.n : c.m;
+  auto A = make_matrix<T, LA>("A", c.m, c.n);
+  auto x = make_vector<T, LX>("x", nx);
+  auto y = make_vector<T, LY>("y", ny);
+  fill_random(A, c.seed * 3 + 1);
+  fill_random(x, c.seed * 3 + 2);
+  if (c.beta == 0) {
+    fill_value(y, poison<T>());
+  } else {
+    fill_random(y, c.seed * 3 + 3);
+  }
+  const HostMatrix hA = to_host(A), hx = to_host(x), hy0 = to_host(y);
+  const char tr[2] = {c.trans, 0};
+  ridgeline::gemv(Exec(), tr, static_cast<T>(c.alpha), A, x, static_cast<T>(c.beta), y);
+  Kokkos::fence();
+  // y = alpha * op(A) x + beta * y is the GEMM of op(A) with the one-column matrix x.
+  const auto want = reference_gemm(transpose_if(hA, t), hx, hy0, c.alpha, c.beta, std::numeric_limits<T>::epsilon());
+  EXPECT_TRUE(matches(to_host(y), want)) << describe(c);
+}
+
+template <class T>
+void run_layouts(const GemvCase& c) {
+  using L = Kokkos::LayoutLeft;
+  using R = Kokkos::LayoutRight;
+  using S = Kokkos::LayoutStride;
+  const auto key = std::string(name(c.la)) + name(c.lx) + name(c.ly);
+  if (key == "LLL") return run_gemv<T, L, L, L>(c);
+  if (key == "RLL") return run_gemv<T, R, L, L>(c);
+  if (key == "SSS") return run_gemv<T, S, S, S>(c);
+  if (key == "LSL") return run_gemv<T, L, S, L>(c);
+  if (key == "RLS") return run_gemv<T, R, L, S>(c);
+  FAIL() << "no instantiation for layouts " << key;
+}
+
+void run(const GemvCase& c) {
+  if (c.fp64) {
+    run_layouts<double>(c);
+  } else {
+    run_layouts<float>(c);
+  }
+}
+
+const double kScalars[] = {0.0, 1.0, -1.5, 0.3};
+
+std::vector<GemvCase> shape_cases() {
+  const std::vector<std::array<std::int64_t, 2>> shapes = {
+      {0, 7}, {7, 0}, {0, 0}, {1, 1}, {7, 7}, {1, 7}, {7, 1}, {13, 15}, {179, 211}, {3071, 517}, {12, 3071},
+      {1000, 1000}, {513, 1025}, {4096, 33}};
+  std::vector<GemvCase> cases;
+  std::uint64_t seed = 500;
+  for (const auto& s : shapes)
+    for (char t : {'N', 'T'})
+      for (bool fp64 : {false, true})
+        cases.push_back({s[0], s[1], t, Lay::left, Lay::left, Lay::left, -1.5, 0.3, fp64, seed++});
+  return cases;
+}
+
+class GemvShapes : public ::testing::TestWithParam<GemvCase> {};
+TEST_P(GemvShapes, MatchesReference) { run(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, GemvShapes, ::testing::ValuesIn(shape_cases()));
+
+std::vector<GemvCase> layout_cases() {
+  const Lay mixes[][3] = {{Lay::left, Lay::left, Lay::left},
+                          {Lay::right, Lay::left, Lay::left},
+                          {Lay::stride, Lay::stride, Lay::stride},
+                          {Lay::left, Lay::stride, Lay::left},
+                          {Lay::right, Lay::left, Lay::stride}};
+  std::vector<GemvCase> cases;
+  std::uint64_t seed = 800;
+  int ab = 0;
+  for (char t : {'N', 'T'})
+    for (const auto& mix : mixes)
+      for (bool fp64 : {false, true}) {
+        const double alpha = kScalars[1 + ab % 3], beta = kScalars[(ab / 3) % 4];
+        ++ab;
+        cases.push_back({301, 157, t, mix[0], mix[1], mix[2], alpha, beta, fp64, seed++});
+      }
+  return cases;
+}
+
+class GemvLayouts : public ::testing::TestWithParam<GemvCase> {};
+TEST_P(GemvLayouts, MatchesReference) { run(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, GemvLayouts, ::testing::ValuesIn(layout_cases()));
+
+std::vector<GemvCase> alpha_beta_cases() {
+  std::vector<GemvCase> cases;
+  std::uint64_t seed = 900;
+  for (double alpha : kScalars)
+    for (double beta : kScalars)
+      for (char t : {'N', 'T'})
+        cases.push_back({45, 38, t, Lay::left, Lay::left, Lay::left, alpha, beta, (seed % 2) == 0, seed++});
+  return cases;
+}
+
+class GemvAlphaBeta : public ::testing::TestWithParam<GemvCase> {};
+TEST_P(GemvAlphaBeta, MatchesReference) { run(GetParam()); }
+INSTANTIATE_TEST_SUITE_P(All, GemvAlphaBeta, ::testing::ValuesIn(alpha_beta_cases()));
+
+TEST(Gemv, GuardBandAroundSubviews) {
+  const std::int64_t M = 77, N = 91, pad = 4;
+  Kokkos::View<double**, Kokkos::LayoutRight, Mem> bigA("bigA", M + 2 * pad, N + 2 * pad);
+  Kokkos::View<double*, Mem> bigx("bigx", N + 2 * pad), bigy("bigy", M + 2 * pad);
+  fill_random(bigA, 41), fill_random(bigx, 42), fill_random(bigy, 43);
+  auto A = Kokkos::subview(bigA, std::make_pair(pad, pad + M), std::make_pair(pad, pad + N));
+  auto x = Kokkos::subview(bigx, std::make_pair(pad, pad + N));
+  auto y = Kokkos::subview(bigy, std::make_pair(pad, pad + M));
+  fill_value(y, poison<double>());
+  const HostMatrix before = to_host(bigy);
+  ridgeline::gemv(Exec(), "N", -1.5, A, x, 0.0, y);
+  Kokkos::fence();
+  const HostMatrix after = to_host(bigy);
+  for (std::int64_t i = 0; i < after.rows; ++i)
+    if (i < pad || i >= pad + M) EXPECT_EQ(std::memcmp(&after(i, 0), &before(i, 0), sizeof(double)), 0) << i;
+  const auto want = reference_gemm(to_host(A), to_host(x), to_host(y), -1.5, 0.0, std::numeric_limits<double>::epsilon());
+  EXPECT_TRUE(matches(to_host(y), want));
+}
+
+TEST(Gemv, RerunIsBitIdentical) {
+  for (const char* t : {"N", "T"}) {
+    Kokkos::View<float**, Kokkos::LayoutLeft, Mem> A("A", 1500, 1300);
+    Kokkos::View<float*, Mem> x("x", 1500), y1("y1", 1500), y2("y2", 1500);
+    fill_random(A, 51), fill_random(x, 52);
+    auto xs = Kokkos::subview(x, std::make_pair(0, t[0] == 'N' ? 1300 : 1500));
+    auto y1s = Kokkos::subview(y1, std::make_pair(0, t[0] == 'N' ? 1500 : 1300));
+    auto y2s = Kokkos::subview(y2, std::make_pair(0, t[0] == 'N' ? 1500 : 1300));
+    ridgeline::gemv(Exec(), t, 1.0f, A, xs, 0.0f, y1s);
+    ridgeline::gemv(Exec(), t, 1.0f, A, xs, 0.0f, y2s);
+    Kokkos::fence();
+    const auto h1 = to_host(y1), h2 = to_host(y2);
+    EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0) << t;
+  }
+}
+
+}  // namespace
+}  // namespace ridgeline::test
