@@ -6,12 +6,11 @@
 
 namespace ridgeline::detail::compat {
 
-// View::rank is an enum in 3.x, an integral_constant in 4.x, and a static member function of the
-// mdspan-based View in 5.x; Kokkos::View<...>::traits::rank stayed a usable constant throughout
-// 3.x/4.x, but not in 5.x, so the version picks the spelling.
+// View::rank is an enum in 3.x (not callable), an integral_constant in 4.x (callable) and a static
+// member function of the mdspan-based View in 5.x (not a constant without the call).
 template <class V>
 constexpr int view_rank() {
-#if KOKKOS_VERSION >= 50000
+#if KOKKOS_VERSION >= 40000
   return static_cast<int>(V::rank());
 #else
   return static_cast<int>(V::rank);
@@ -31,7 +30,7 @@ using HipSpace = Kokkos::Experimental::HIP;
 
 // Full unrolling of loops with compile-time trip counts keeps register arrays in registers: a
 // run-time index would move the micro-tile to local memory on GPUs and to the stack on CPUs.
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#if defined(__CUDACC__) || defined(__HIPCC__)
 #define RIDGELINE_UNROLL _Pragma("unroll")
 #elif defined(__clang__)
 #define RIDGELINE_UNROLL _Pragma("clang loop unroll(full)")

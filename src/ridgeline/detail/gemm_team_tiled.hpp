@@ -26,7 +26,7 @@
 namespace ridgeline::detail {
 
 constexpr std::size_t scratch_align = 16;
-constexpr std::size_t align_up(std::size_t n) { return (n + scratch_align - 1) / scratch_align * scratch_align; }
+KOKKOS_INLINE_FUNCTION constexpr std::size_t align_up(std::size_t n) { return (n + scratch_align - 1) / scratch_align * scratch_align; }
 
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN>
 struct GemmTeamTiled {
@@ -59,7 +59,7 @@ struct GemmTeamTiled {
   Acc alpha, beta;
   int tiles_m, tiles_n;
 
-  static constexpr std::size_t scratch_bytes() {
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     return align_up(sizeof(T) * kStages * BK * LDA) + align_up(sizeof(T) * kStages * BK * LDB) +
            (kRegisterAcc ? 0 : align_up(sizeof(Acc) * BM * BN)) + 3 * scratch_align;
   }
@@ -179,7 +179,7 @@ struct GemmTeamTiled {
     const std::int64_t m0 = std::int64_t(first_m + in_group % rows_in_group) * BM;
     const std::int64_t n0 = std::int64_t(in_group / rows_in_group) * BN;
 
-    auto scratch = team.team_scratch(Cfg::scratch_level);
+    auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDA, scratch_align));  // (BK,BM+pad)
     T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDB, scratch_align));  // (BK,BN+pad)
     const int t = team.team_rank();

@@ -35,7 +35,7 @@ struct GemvRows {
   Strided1D<T> y;
   Acc alpha, beta;
 
-  static constexpr std::size_t scratch_bytes() { return kGroups > 1 ? sizeof(Acc) * kGroups * BR : 0; }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() { return kGroups > 1 ? sizeof(Acc) * kGroups * BR : 0; }
 
   KOKKOS_FORCEINLINE_FUNCTION const T& a_at(std::int64_t i, std::int64_t j) const {
     return kUnit ? a.data[i + j * a.cs] : a(i, j);
@@ -78,7 +78,7 @@ struct GemvRows {
     if constexpr (kGroups == 1) {
       for (int q = 0; q < kRowsPerThread; ++q) write(i0 + lane + std::int64_t(q) * kLanes, acc[q]);
     } else {
-      Acc* red = static_cast<Acc*>(team.team_scratch(Cfg::scratch_level).get_shmem(scratch_bytes()));  // (G,BR)
+      Acc* red = static_cast<Acc*>(team.team_scratch(static_cast<int>(Cfg::scratch_level)).get_shmem(scratch_bytes()));  // (G,BR)
       for (int q = 0; q < kRowsPerThread; ++q) red[g * BR + lane + q * kLanes] = acc[q];
       team.team_barrier();
       for (int r = t; r < BR; r += kThreads) {
@@ -110,7 +110,7 @@ struct GemvDot {
   Strided1D<T> y;
   Acc alpha, beta;
 
-  static constexpr std::size_t scratch_bytes() { return 0; }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() { return 0; }
 
   KOKKOS_FORCEINLINE_FUNCTION const T& a_at(std::int64_t i, std::int64_t j) const {
     return kUnit ? a.data[i * a.rs + j] : a(i, j);

@@ -1,0 +1,669 @@
+#include "cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "ridgeline/detect.hpp"
+#include "ridgeline/roofline.hpp"
+#include "ridgeline/roofline_plot.hpp"
+
+namespace ridgeline {
+namespace cli {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+namespace rl = roofline;
+
+enum class Format { table, json, csv };
+
+// ---- formatting -------------------------------------------------------------------------------------
+
+std::string num(double v, int precision = 4) {
+  std::ostringstream os;
+  os << std::setprecision(precision) << v;
+  return os.str();
+}
+
+std::string bytes_human(std::int64_t b) {
+  if (b <= 0) return "-";
+  if (b % (1024 * 1024) == 0) return std::to_string(b / (1024 * 1024)) + " MiB";
+  if (b % 1024 == 0) return std::to_string(b / 1024) + " KiB";
+  return std::to_string(b) + " B";
+}
+
+std::string tflops(double flops) {
+  return flops > 0 ? num(flops / 1e12) : "-";
+}
+
+struct Table {
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+
+  void print(std::ostream& os) const {
+    std::vector<std::size_t> w(header.size(), 0);
+    auto widen = [&](const std::vector<std::string>& r) {
+      for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], r[i].size());
+    };
+    widen(header);
+    for (const auto& r : rows) widen(r);
+    auto line = [&](const std::vector<std::string>& r) {
+      std::string s;
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        s += r[i];
+        if (i + 1 < r.size()) s += std::string(w[i] - r[i].size() + 2, ' ');
+      }
+      os << s << "\n";
+    };
+    line(header);
+    std::size_t total = 0;
+    for (auto x : w) total += x + 2;
+    os << std::string(total > 2 ? total - 2 : 0, '-') << "\n";
+    for (const auto& r : rows) line(r);
+  }
+};
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+void print_csv(std::ostream& os, const std::vector<std::string>& header,
+               const std::vector<std::vector<std::string>>& rows) {
+  auto line = [&](const std::vector<std::string>& r) {
+    for (std::size_t i = 0; i < r.size(); ++i) os << (i ? "," : "") << csv_cell(r[i]);
+    os << "\n";
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+// ---- specs ------------------------------------------------------------------------------------------
+
+// Every field as text in full precision: the CSV form and the flat record of a spec.
+std::vector<std::pair<std::string, std::string>> spec_record(const DeviceSpec& s) {
+  auto full = [](double v) { return num(v, 10); };
+  std::vector<std::pair<std::string, std::string>> r = {
+      {"key", s.key},
+      {"name", s.name},
+      {"vendor", s.vendor},
+      {"backend", s.backend},
+      {"arch", s.arch},
+      {"source", s.source},
+      {"compute_units", std::to_string(s.compute_units)},
+      {"boost_clock_ghz", full(s.boost_clock_ghz)},
+      {"warp_width", std::to_string(s.warp_width)},
+      {"max_team_scratch_bytes", std::to_string(s.max_team_scratch_bytes)},
+      {"scratch_per_cu_bytes", std::to_string(s.scratch_per_cu_bytes)},
+      {"l2_bytes", std::to_string(s.l2_bytes)},
+      {"memory_bytes", std::to_string(s.memory_bytes)},
+      {"dram_bw_bytes_per_s", full(s.dram_bw_bytes_per_s)},
+      {"l2_bw_bytes_per_s", full(s.l2_bw_bytes_per_s)},
+      {"launch_overhead_s", full(s.launch_overhead_s)},
+      {"estimated", s.estimated ? "true" : "false"},
+  };
+  for (DType d : kAllDTypes)
+    for (Unit u : kAllUnits)
+      r.push_back({"peak_" + to_string(d) + "_" + to_string(u), full(s.peak_flops(d, u))});
+  r.push_back({"notes", s.notes});
+  return r;
+}
+
+void print_spec_detail(std::ostream& os, const DeviceSpec& s) {
+  os << s.name << "  [" << s.key;
+  if (!s.aliases.empty()) os << "; also " << join(s.aliases, ", ");
+  os << "]\n";
+  Table t{{"field", "value"}, {}};
+  t.rows.push_back({"vendor / backend / arch", s.vendor + " / " + s.backend + " / " + s.arch});
+  t.rows.push_back({"source", s.source});
+  t.rows.push_back({"compute units", std::to_string(s.compute_units) + " @ " + num(s.boost_clock_ghz) +
+                                         " GHz boost, warp/wave width " + std::to_string(s.warp_width)});
+  t.rows.push_back({"max team scratch (Kokkos cap)", bytes_human(s.max_team_scratch_bytes)});
+  t.rows.push_back({"scratch per CU (hardware)", bytes_human(s.scratch_per_cu_bytes)});
+  t.rows.push_back({"L2 / last-level cache", bytes_human(s.l2_bytes)});
+  t.rows.push_back({"memory", s.memory_bytes > 0 ? num(s.memory_bytes / 1e9) + " GB" : "-"});
+  t.rows.push_back({"DRAM bandwidth", num(s.dram_bw_bytes_per_s / 1e12) + " TB/s"});
+  t.rows.push_back(
+      {"L2 bandwidth", s.l2_bw_bytes_per_s > 0 ? num(s.l2_bw_bytes_per_s / 1e12) + " TB/s" : "unpublished"});
+  t.rows.push_back({"launch overhead", num(s.launch_overhead_s * 1e6) + " us"});
+  t.rows.push_back({"estimated", s.estimated ? "yes (derived, not from a datasheet)" : "no"});
+  t.print(os);
+  os << "\n";
+  Table p{{"dtype", "vector TFLOP/s", "matrix TFLOP/s", "ridge vector FLOP/B", "ridge matrix FLOP/B"}, {}};
+  for (DType d : kAllDTypes) {
+    std::vector<std::string> row = {to_string(d)};
+    for (Unit u : kAllUnits) row.push_back(tflops(s.peak_flops(d, u)));
+    for (Unit u : kAllUnits) {
+      const double r = rl::ridge_point(s, d, u);
+      row.push_back(r > 0 ? num(r) : "-");
+    }
+    p.rows.push_back(row);
+  }
+  p.print(os);
+  if (!s.notes.empty()) os << "\nnotes: " << s.notes << "\n";
+}
+
+void print_spec_list(std::ostream& os, const std::vector<DeviceSpec>& specs) {
+  Table t{{"key", "name", "backend", "arch", "units", "DRAM TB/s", "fp64 v/m", "fp32 v/m", "tf32 m",
+           "fp16 v/m", "bf16 v/m"},
+          {}};
+  auto vm = [](const DeviceSpec& s, DType d) {
+    return tflops(s.peak_flops(d, Unit::vector)) + "/" + tflops(s.peak_flops(d, Unit::matrix));
+  };
+  for (const auto& s : specs)
+    t.rows.push_back({s.key, s.name, s.backend, s.arch, std::to_string(s.compute_units),
+                      num(s.dram_bw_bytes_per_s / 1e12), vm(s, DType::fp64), vm(s, DType::fp32),
+                      tflops(s.peak_flops(DType::tf32, Unit::matrix)), vm(s, DType::fp16),
+                      vm(s, DType::bf16)});
+  os << "Dense peaks in TFLOP/s (vector/matrix; - where the spec has no peak for the unit).\n";
+  t.print(os);
+  os << "\n`ridgeline spec NAME` shows one entry; `--json` writes it in the --file format.\n";
+}
+
+void emit_specs(std::ostream& os, const std::vector<DeviceSpec>& specs, Format f, bool list) {
+  if (f == Format::json) {
+    if (!list && specs.size() == 1) {
+      os << device_spec_to_json(specs[0]) << "\n";
+    } else {
+      Json arr = Json::array();
+      for (const auto& s : specs) arr.push_back(Json::parse(device_spec_to_json(s)));
+      os << arr.dump(2) << "\n";
+    }
+  } else if (f == Format::csv) {
+    std::vector<std::string> header;
+    for (const auto& kv : spec_record(specs.front())) header.push_back(kv.first);
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& s : specs) {
+      rows.emplace_back();
+      for (const auto& kv : spec_record(s)) rows.back().push_back(kv.second);
+    }
+    print_csv(os, header, rows);
+  } else if (list) {
+    print_spec_list(os, specs);
+  } else {
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (i) os << "\n";
+      print_spec_detail(os, specs[i]);
+    }
+  }
+}
+
+DeviceSpec detect_running_device() {
+  // Only detection needs Kokkos, and a CUDA/HIP Kokkos needs a GPU to initialize, so the other
+  // subcommands never touch it. Tests have initialized it already.
+  const bool init_here = !Kokkos::is_initialized();
+  if (init_here) Kokkos::initialize();
+  struct Finalize {
+    bool on;
+    ~Finalize() {
+      if (on) Kokkos::finalize();
+    }
+  } finalize{init_here};
+  return detect_device_spec<Kokkos::DefaultExecutionSpace>();
+}
+
+std::vector<DeviceSpec> resolve_all(const std::vector<std::string>& names) {
+  std::vector<DeviceSpec> specs;
+  for (const auto& n : names) specs.push_back(resolve_device_spec(n));
+  return specs;
+}
+
+std::vector<DType> dtypes_of(const std::vector<std::string>& names) {
+  std::vector<DType> out;
+  for (const auto& n : names) out.push_back(parse_dtype(n));
+  return out;
+}
+
+std::vector<Unit> units_of(const std::vector<std::string>& names) {
+  std::vector<Unit> out;
+  for (const auto& n : names) out.push_back(parse_unit(n));
+  return out;
+}
+
+// ---- roofline compare -----------------------------------------------------------------------------------
+
+void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
+                  const std::vector<rl::CompareRow>& rows, rl::MemoryLevel level, Format f) {
+  auto opt_int = [](const rl::CompareRow& r, std::int64_t v) {
+    return r.available ? std::to_string(v) : "-";
+  };
+  if (f == Format::json) {
+    Json arr = Json::array();
+    for (const auto& r : rows) {
+      Json j;
+      j["device"] = r.device;
+      j["dtype"] = to_string(r.dtype);
+      j["unit"] = to_string(r.unit);
+      j["level"] = rl::to_string(level);
+      j["available"] = r.available;
+      j["peak_flops"] = r.peak_flops;
+      j["bandwidth_bytes_per_s"] = r.bandwidth;
+      j["ridge_flop_per_byte"] = r.available ? Json(r.ridge) : Json(nullptr);
+      j["gemm_compute_bound_n"] = r.available ? Json(r.gemm_n) : Json(nullptr);
+      j["gemv_compute_bound_batch"] = r.available ? Json(r.gemv_batch) : Json(nullptr);
+      arr.push_back(j);
+    }
+    os << arr.dump(2) << "\n";
+    return;
+  }
+  if (f == Format::csv) {
+    std::vector<std::vector<std::string>> out;
+    for (const auto& r : rows)
+      out.push_back({r.device, to_string(r.dtype), to_string(r.unit), rl::to_string(level),
+                     r.available ? "true" : "false", num(r.peak_flops, 10), num(r.bandwidth, 10),
+                     r.available ? num(r.ridge, 10) : "", r.available ? std::to_string(r.gemm_n) : "",
+                     r.available ? std::to_string(r.gemv_batch) : ""});
+    print_csv(os,
+              {"device", "dtype", "unit", "level", "available", "peak_flops", "bandwidth_bytes_per_s",
+               "ridge_flop_per_byte", "gemm_compute_bound_n", "gemv_compute_bound_batch"},
+              out);
+    return;
+  }
+  os << "Roofline at " << rl::to_string(level) << ":";
+  for (const auto& s : specs)
+    os << "  " << s.key << " " << num(rl::bandwidth(s, level) / 1e12) << " TB/s"
+       << (s.estimated ? " (est.)" : "");
+  os << "\nTF/s: dense peak; I*: ridge point [FLOP/B]; n*: smallest square GEMM n that is compute-bound;\n"
+        "k*: GEMV batch (vectors sharing A) that is compute-bound. '-': the spec has no dense peak for\n"
+        "that dtype on that unit.\n\n";
+  Table t{{"dtype", "unit"}, {}};
+  for (const auto& s : specs)
+    for (const char* col : {" TF/s", " I*", " n*", " k*"}) t.header.push_back(s.key + col);
+  const std::size_t per_group = specs.size();
+  for (std::size_t i = 0; i + per_group <= rows.size(); i += per_group) {
+    std::vector<std::string> line = {to_string(rows[i].dtype), to_string(rows[i].unit)};
+    for (std::size_t k = 0; k < per_group; ++k) {
+      const auto& r = rows[i + k];
+      line.push_back(tflops(r.peak_flops));
+      line.push_back(r.available ? num(r.ridge) : "-");
+      line.push_back(opt_int(r, r.gemm_n));
+      line.push_back(opt_int(r, r.gemv_batch));
+    }
+    t.rows.push_back(line);
+  }
+  t.print(os);
+}
+
+// ---- ledger -----------------------------------------------------------------------------------------
+
+void emit_ledger(std::ostream& os, const rl::TileLedger& l, const DeviceSpec* device, Format f) {
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"tile", std::to_string(l.bm) + "x" + std::to_string(l.bn) + "x" + std::to_string(l.bk)},
+      {"input_dtype", to_string(l.in)},
+      {"accumulator_dtype", to_string(l.acc)},
+      {"threads", std::to_string(l.threads)},
+      {"stages", std::to_string(l.stages)},
+      {"a_tile_bytes", std::to_string(l.a_tile_bytes)},
+      {"b_tile_bytes", std::to_string(l.b_tile_bytes)},
+      {"ab_stage_bytes", std::to_string(l.ab_stage_bytes)},
+      {"staged_scratch_bytes", std::to_string(l.staged_bytes)},
+      {"c_tile_bytes", std::to_string(l.c_tile_bytes)},
+      {"flops_per_k_step", num(l.flops_per_k_step, 12)},
+      {"flop_per_byte", num(l.flop_per_byte, 6)},
+      {"accumulators_per_thread", std::to_string(l.accumulators_per_thread)},
+      {"even_split", l.even_split ? "true" : "false"},
+  };
+  if (device) {
+    kv.push_back({"device", device->key});
+    kv.push_back({"max_team_scratch_bytes", std::to_string(device->max_team_scratch_bytes)});
+    kv.push_back({"fits_team_scratch", l.staged_bytes <= device->max_team_scratch_bytes ? "true" : "false"});
+    kv.push_back({"scratch_per_cu_bytes", std::to_string(device->scratch_per_cu_bytes)});
+    const std::int64_t teams = l.staged_bytes > 0 ? device->scratch_per_cu_bytes / l.staged_bytes : 0;
+    kv.push_back({"teams_per_cu_by_scratch", std::to_string(teams)});
+  }
+  kv.push_back({"note", l.note});
+  if (f == Format::json) {
+    Json j;
+    for (const auto& [k, v] : kv) {
+      // Numbers and booleans as JSON values, the rest as strings.
+      if (v == "true" || v == "false") {
+        j[k] = v == "true";
+      } else if (!v.empty() && v.find_first_not_of("0123456789.e+-") == std::string::npos) {
+        j[k] = std::stod(v);
+      } else {
+        j[k] = v;
+      }
+    }
+    os << j.dump(2) << "\n";
+  } else if (f == Format::csv) {
+    std::vector<std::string> header, row;
+    for (const auto& [k, v] : kv) {
+      header.push_back(k);
+      row.push_back(v);
+    }
+    print_csv(os, header, {row});
+  } else {
+    Table t{{"quantity", "value"}, {}};
+    auto add = [&](const std::string& k, const std::string& v) { t.rows.push_back({k, v}); };
+    add("tile BMxBNxBK", kv[0].second);
+    add("input / accumulator", to_string(l.in) + " / " + to_string(l.acc));
+    add("A tile (BMxBK)", std::to_string(l.a_tile_bytes) + " B");
+    add("B tile (BKxBN)", std::to_string(l.b_tile_bytes) + " B");
+    add("A + B per stage", std::to_string(l.ab_stage_bytes) + " B");
+    add("stages", std::to_string(l.stages));
+    add("staged scratch (stages x (A+B))", std::to_string(l.staged_bytes) + " B");
+    add("C tile (BMxBN, accumulator)", std::to_string(l.c_tile_bytes) + " B (registers)");
+    add("FLOPs per K step", num(l.flops_per_k_step, 12));
+    add("FLOP/B vs A+B", num(l.flop_per_byte, 6));
+    add("accumulators per thread", std::to_string(l.accumulators_per_thread) + " (" +
+                                       std::to_string(l.threads) + " threads" +
+                                       (l.even_split ? ")" : ", uneven split)"));
+    if (device) {
+      add("team scratch cap (" + device->key + ", Kokkos)",
+          std::to_string(device->max_team_scratch_bytes) +
+              " B: " + (l.staged_bytes <= device->max_team_scratch_bytes ? "fits" : "does NOT fit"));
+      add("scratch per CU (" + device->key + ")", std::to_string(device->scratch_per_cu_bytes) + " B");
+    }
+    t.print(os);
+    os << "\n" << l.note << "\n";
+  }
+}
+
+// ---- eval -------------------------------------------------------------------------------------------
+
+void emit_point(std::ostream& os, const DeviceSpec& s, DType d, Unit u, const rl::Traffic& t,
+                const rl::Point& p, double seconds, Format f) {
+  std::vector<std::pair<std::string, std::string>> kv = {
+      {"device", s.key},
+      {"dtype", to_string(d)},
+      {"unit", to_string(u)},
+      {"flops", num(t.flops, 12)},
+      {"bytes", num(t.bytes, 12)},
+      {"intensity_flop_per_byte", num(p.intensity, 6)},
+      {"ridge_flop_per_byte", num(p.ridge, 6)},
+      {"roof_flops", num(p.roof_flops, 6)},
+      {"attainable_flops", num(p.attainable_flops, 6)},
+      {"min_seconds", num(p.min_seconds, 6)},
+      {"bound", rl::to_string(p.bound)},
+  };
+  if (seconds > 0) {
+    kv.push_back({"seconds", num(seconds, 6)});
+    kv.push_back({"achieved_flops", num(p.achieved_flops, 6)});
+    kv.push_back({"efficiency", num(p.efficiency, 4)});
+  }
+  if (f == Format::json) {
+    Json j;
+    for (const auto& [k, v] : kv) {
+      if (k == "device" || k == "dtype" || k == "unit" || k == "bound") {
+        j[k] = v;
+      } else {
+        j[k] = std::stod(v);
+      }
+    }
+    os << j.dump(2) << "\n";
+  } else if (f == Format::csv) {
+    std::vector<std::string> header, row;
+    for (const auto& [k, v] : kv) {
+      header.push_back(k);
+      row.push_back(v);
+    }
+    print_csv(os, header, {row});
+  } else {
+    Table tab{{"quantity", "value"}, {}};
+    for (const auto& [k, v] : kv) tab.rows.push_back({k, v});
+    tab.print(os);
+  }
+}
+
+std::vector<MeasuredPoint> read_points_csv(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open points file '" + path + "'");
+  std::vector<MeasuredPoint> pts;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    ++lineno;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    std::string c;
+    while (std::getline(ss, c, ',')) cells.push_back(c);
+    if (cells.size() != 3)
+      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": expected label,intensity,gflops");
+    try {
+      pts.push_back({cells[0], std::stod(cells[1]), std::stod(cells[2])});
+    } catch (const std::logic_error&) {
+      if (pts.empty() && lineno == 1) continue;  // a header line
+      throw std::runtime_error(path + ":" + std::to_string(lineno) +
+                               ": intensity and gflops must be numbers");
+    }
+  }
+  return pts;
+}
+
+void add_format_flags(CLI::App* cmd, bool* json, bool* csv) {
+  auto* j = cmd->add_flag("--json", *json, "Write JSON instead of a table");
+  auto* c = cmd->add_flag("--csv", *csv, "Write CSV instead of a table");
+  j->excludes(c);
+}
+
+Format format_of(bool json, bool csv) {
+  return json ? Format::json : csv ? Format::csv : Format::table;
+}
+
+}  // namespace
+
+TileShape parse_tile_shape(const std::string& s) {
+  const auto e = parse_extents(s, 3);
+  auto fits = [](std::int64_t v) { return v <= (1 << 20); };
+  if (!fits(e[0]) || !fits(e[1]) || !fits(e[2])) throw std::invalid_argument("tile '" + s + "' is too large");
+  return {static_cast<int>(e[0]), static_cast<int>(e[1]), static_cast<int>(e[2])};
+}
+
+std::vector<std::int64_t> parse_extents(const std::string& s, std::size_t count) {
+  std::vector<std::int64_t> out;
+  std::string cur;
+  auto flush = [&] {
+    if (cur.empty() || cur.find_first_not_of("0123456789") != std::string::npos || cur.size() > 15)
+      throw std::invalid_argument("'" + s + "': expected " + std::to_string(count) +
+                                  " positive integers separated by 'x'");
+    out.push_back(std::stoll(cur));
+    cur.clear();
+  };
+  for (char c : s) {
+    if (c == 'x' || c == 'X' || c == ',') {
+      flush();
+    } else {
+      cur += c;
+    }
+  }
+  flush();
+  if (out.size() != count || std::any_of(out.begin(), out.end(), [](std::int64_t v) { return v <= 0; }))
+    throw std::invalid_argument("'" + s + "': expected " + std::to_string(count) +
+                                " positive integers separated by 'x'");
+  return out;
+}
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"Ridgeline: device specs, rooflines and tile ledgers for GEMM/GEMV.", "ridgeline"};
+  app.require_subcommand(1);
+  app.footer("Device names: " + join(known_device_names(), ", ") +
+             ", or a path to a JSON spec (*.json).\n"
+             "Examples:\n"
+             "  ridgeline spec h200\n"
+             "  ridgeline spec --detect --json > mygpu.json\n"
+             "  ridgeline roofline compare h200 mi300x --dtype fp64,fp32,fp16\n"
+             "  ridgeline roofline plot h200 mi300x --out roofline.svg\n"
+             "  ridgeline ledger --tile 64x64x32 --dtype fp16 --acc fp32 --threads 128 --stages 2");
+
+  // spec
+  std::vector<std::string> spec_names;
+  bool spec_detect = false, spec_json = false, spec_csv = false;
+  std::string spec_file;
+  auto* spec =
+      app.add_subcommand("spec", "Show built-in, detected or file device specs (none named: list all)");
+  spec->add_option("name", spec_names, "Device name(s); see the list below");
+  auto* detect_flag = spec->add_flag("--detect", spec_detect,
+                                     "The device of Kokkos' default execution space (initializes Kokkos)");
+  auto* file_opt = spec->add_option("--file", spec_file, "A JSON spec file (same fields as --json writes)");
+  detect_flag->excludes(file_opt);
+  add_format_flags(spec, &spec_json, &spec_csv);
+
+  // roofline compare / plot / eval
+  auto* roof = app.add_subcommand("roofline", "Roofline comparisons, plots and single-shape evaluations");
+  roof->require_subcommand(1);
+  std::vector<std::string> cmp_names, cmp_dtypes = {"fp64", "fp32", "tf32", "fp16", "bf16"},
+                                      cmp_units = {"vector", "matrix"};
+  std::string cmp_level = "dram";
+  bool cmp_json = false, cmp_csv = false;
+  auto* cmp = roof->add_subcommand("compare", "Ridge points and where each device turns compute-bound");
+  cmp->add_option("devices", cmp_names, "Device names or spec files")->required();
+  cmp->add_option("--dtype", cmp_dtypes, "Comma-separated dtypes")->delimiter(',')->capture_default_str();
+  cmp->add_option("--unit", cmp_units, "Comma-separated units: vector, matrix")
+      ->delimiter(',')
+      ->capture_default_str();
+  cmp->add_option("--level", cmp_level, "Memory level: dram or l2")->capture_default_str();
+  add_format_flags(cmp, &cmp_json, &cmp_csv);
+
+  std::vector<std::string> plot_names, plot_dtypes = {"fp64", "fp32", "fp16"},
+                                       plot_units = {"vector", "matrix"};
+  std::string plot_out, plot_level = "dram", plot_title = "Roofline", plot_points;
+  auto* plot = roof->add_subcommand("plot", "Log-log roofline plot through gnuplot (.svg, .png or .pdf)");
+  plot->add_option("devices", plot_names, "Device names or spec files")->required();
+  plot->add_option("--out,-o", plot_out, "Output file; <out>.gp and <out>.dat are written beside it")
+      ->required();
+  plot->add_option("--dtype", plot_dtypes, "Comma-separated dtypes")->delimiter(',')->capture_default_str();
+  plot->add_option("--unit", plot_units, "Comma-separated units")->delimiter(',')->capture_default_str();
+  plot->add_option("--level", plot_level, "Memory level: dram or l2")->capture_default_str();
+  plot->add_option("--title", plot_title, "Plot title")->capture_default_str();
+  plot->add_option("--points", plot_points, "CSV of measured points: label,intensity[FLOP/B],GFLOP/s");
+
+  std::string ev_name, ev_gemm, ev_gemv, ev_dtype = "fp32", ev_unit = "vector", ev_level = "dram", ev_tile;
+  int ev_batch = 1, ev_launches = 1;
+  bool ev_beta = false, ev_json = false, ev_csv = false;
+  double ev_seconds = 0, ev_overhead = -1;
+  auto* ev = roof->add_subcommand("eval", "Attainable performance and bound of one GEMM or GEMV shape");
+  ev->add_option("device", ev_name, "Device name or spec file")->required();
+  auto* gemm_opt = ev->add_option("--gemm", ev_gemm, "GEMM shape MxNxK");
+  auto* gemv_opt = ev->add_option("--gemv", ev_gemv, "GEMV shape ROWSxCOLS");
+  gemm_opt->excludes(gemv_opt);
+  ev->add_option("--batch", ev_batch, "GEMV vectors sharing A")->capture_default_str();
+  ev->add_option("--tile", ev_tile, "GEMM tile BMxBNxBK: use the tile-traffic model against the device L2");
+  ev->add_option("--dtype", ev_dtype, "dtype")->capture_default_str();
+  ev->add_option("--unit", ev_unit, "vector or matrix")->capture_default_str();
+  ev->add_option("--level", ev_level, "Memory level: dram or l2")->capture_default_str();
+  ev->add_flag("--beta", ev_beta, "beta != 0 (C is read too)");
+  ev->add_option("--seconds", ev_seconds, "Measured time, for efficiency");
+  ev->add_option("--launch-overhead", ev_overhead,
+                 "Measured launch overhead in seconds (default: the spec's)");
+  ev->add_option("--launches", ev_launches, "Kernel launches the operation takes")->capture_default_str();
+  add_format_flags(ev, &ev_json, &ev_csv);
+
+  // ledger
+  std::string led_tile, led_dtype = "fp32", led_acc = "fp32", led_device;
+  int led_threads = 0, led_stages = 1;
+  bool led_json = false, led_csv = false;
+  auto* led = app.add_subcommand("ledger", "Per-tile scratch ledger (a logical count)");
+  led->add_option("--tile", led_tile, "Team tile BMxBNxBK, e.g. 64x64x32")->required();
+  led->add_option("--dtype", led_dtype, "Input dtype of A and B")->capture_default_str();
+  led->add_option("--acc", led_acc, "Accumulator dtype of C")->capture_default_str();
+  led->add_option("--threads", led_threads, "Threads per team")->required();
+  led->add_option("--stages", led_stages, "Scratch buffers for A/B (2 = double buffered)")
+      ->capture_default_str();
+  led->add_option("--device", led_device, "Check the staged bytes against a device's scratch");
+  add_format_flags(led, &led_json, &led_csv);
+
+  try {
+    std::vector<std::string> reversed(args.rbegin(), args.rend());
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e, out, err);
+  }
+
+  try {
+    if (*spec) {
+      std::vector<DeviceSpec> specs;
+      if (spec_detect) specs.push_back(detect_running_device());
+      if (!spec_file.empty()) specs.push_back(load_device_spec_json(spec_file));
+      for (const auto& s : resolve_all(spec_names)) specs.push_back(s);
+      const bool list = specs.empty();
+      if (list) {
+        specs = builtin_device_specs();
+        specs.push_back(find_device_spec("host"));
+      }
+      emit_specs(out, specs, format_of(spec_json, spec_csv), list);
+    } else if (*cmp) {
+      const auto specs = resolve_all(cmp_names);
+      const auto level = rl::parse_memory_level(cmp_level);
+      const auto rows = rl::compare(specs, dtypes_of(cmp_dtypes), units_of(cmp_units), level);
+      emit_compare(out, specs, rows, level, format_of(cmp_json, cmp_csv));
+    } else if (*plot) {
+      const auto specs = resolve_all(plot_names);
+      std::vector<RoofSelection> roofs;
+      for (DType d : dtypes_of(plot_dtypes))
+        for (Unit u : units_of(plot_units)) roofs.push_back({d, u});
+      PlotOptions opt;
+      opt.title = plot_title;
+      opt.level = rl::parse_memory_level(plot_level);
+      const auto points = plot_points.empty() ? std::vector<MeasuredPoint>{} : read_points_csv(plot_points);
+      const PlotFiles files = write_roofline_plot(specs, roofs, points, plot_out, opt);
+      out << "wrote " << files.output << " (gnuplot script " << files.script << ", data " << files.data
+          << ")\n";
+    } else if (*ev) {
+      if (ev_gemm.empty() == ev_gemv.empty())
+        throw std::invalid_argument("give one of --gemm MxNxK or --gemv RxC");
+      const DeviceSpec s = resolve_device_spec(ev_name);
+      const DType d = parse_dtype(ev_dtype);
+      const Unit u = parse_unit(ev_unit);
+      rl::Traffic t;
+      if (!ev_gemm.empty()) {
+        const auto e = parse_extents(ev_gemm, 3);
+        if (!ev_tile.empty()) {
+          const TileShape ts = parse_tile_shape(ev_tile);
+          TileConfig tc;
+          tc.bm = ts.bm;
+          tc.bn = ts.bn;
+          tc.bk = ts.bk;
+          t = rl::gemm_tile_traffic(e[0], e[1], e[2], dtype_bytes(d), ev_beta, tc,
+                                    static_cast<double>(s.l2_bytes));
+        } else {
+          t = rl::gemm_ideal(e[0], e[1], e[2], dtype_bytes(d), ev_beta);
+        }
+      } else {
+        const auto e = parse_extents(ev_gemv, 2);
+        t = rl::gemv_ideal(e[0], e[1], dtype_bytes(d), ev_beta, ev_batch);
+      }
+      rl::EvalOptions opt;
+      opt.level = rl::parse_memory_level(ev_level);
+      opt.launch_overhead_s = ev_overhead;
+      opt.launches = ev_launches;
+      emit_point(out, s, d, u, t, rl::evaluate(s, d, u, t, ev_seconds, opt), ev_seconds,
+                 format_of(ev_json, ev_csv));
+    } else if (*led) {
+      const TileShape ts = parse_tile_shape(led_tile);
+      const auto ledger = rl::tile_ledger(ts.bm, ts.bn, ts.bk, parse_dtype(led_dtype), parse_dtype(led_acc),
+                                          led_threads, led_stages);
+      DeviceSpec device;
+      if (!led_device.empty()) device = resolve_device_spec(led_device);
+      emit_ledger(out, ledger, led_device.empty() ? nullptr : &device, format_of(led_json, led_csv));
+    }
+  } catch (const std::exception& e) {
+    err << "ridgeline: error: " << e.what() << "\n";
+    return kExitError;
+  }
+  return kExitOk;
+}
+
+int run(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return run(args, std::cout, std::cerr);
+}
+
+}  // namespace cli
+}  // namespace ridgeline

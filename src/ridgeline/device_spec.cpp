@@ -1,0 +1,619 @@
+#include "ridgeline/device_spec.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+#include <utility>
+
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
+#include <ridgeline/backends/cuda/device_specs.hpp>
+#include <ridgeline/backends/hip/device_specs.hpp>
+#include <ridgeline/backends/host/device_specs.hpp>
+
+namespace ridgeline {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+// Names compare without case or separators, so "MI250X_GCD", "mi250x-gcd" and "mi250x gcd" agree.
+std::string normalize_name(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s)
+    if (std::isalnum(c)) out += static_cast<char>(std::tolower(c));
+  return out;
+}
+
+std::string trim(const std::string& s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+}  // namespace
+
+// ---- enums ------------------------------------------------------------------------------------------
+
+std::string to_string(DType d) {
+  switch (d) {
+    case DType::fp64:
+      return "fp64";
+    case DType::fp32:
+      return "fp32";
+    case DType::tf32:
+      return "tf32";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+std::string to_string(Unit u) {
+  return u == Unit::vector ? "vector" : "matrix";
+}
+
+DType parse_dtype(const std::string& s) {
+  const std::string n = normalize_name(s);
+  static const std::map<std::string, DType> names = {
+      {"fp64", DType::fp64}, {"f64", DType::fp64},   {"double", DType::fp64}, {"fp32", DType::fp32},
+      {"f32", DType::fp32},  {"float", DType::fp32}, {"tf32", DType::tf32},   {"fp16", DType::fp16},
+      {"f16", DType::fp16},  {"half", DType::fp16},  {"bf16", DType::bf16},   {"bfloat16", DType::bf16}};
+  auto it = names.find(n);
+  if (it == names.end())
+    throw std::invalid_argument("unknown dtype '" + s + "' (expected fp64, fp32, tf32, fp16 or bf16)");
+  return it->second;
+}
+
+Unit parse_unit(const std::string& s) {
+  const std::string n = normalize_name(s);
+  if (n == "vector" || n == "simd") return Unit::vector;
+  if (n == "matrix" || n == "tensor" || n == "mfma") return Unit::matrix;
+  throw std::invalid_argument("unknown unit '" + s + "' (expected vector or matrix)");
+}
+
+int dtype_bytes(DType d) {
+  switch (d) {
+    case DType::fp64:
+      return 8;
+    case DType::fp32:
+    case DType::tf32:
+      return 4;
+    case DType::fp16:
+    case DType::bf16:
+      return 2;
+  }
+  return 0;
+}
+
+// ---- built-in table and lookup ------------------------------------------------------------------------
+
+const std::vector<DeviceSpec>& builtin_device_specs() {
+  static const std::vector<DeviceSpec> all = [] {
+    std::vector<DeviceSpec> v = cuda_data::cuda_device_specs();
+    const auto& hip = hip_data::hip_device_specs();
+    v.insert(v.end(), hip.begin(), hip.end());
+    return v;
+  }();
+  return all;
+}
+
+std::vector<std::string> known_device_names() {
+  std::vector<std::string> names;
+  for (const auto& s : builtin_device_specs()) names.push_back(s.key);
+  names.push_back("host");
+  return names;
+}
+
+const DeviceSpec& find_device_spec(const std::string& name) {
+  const std::string n = normalize_name(name);
+  if (n == "host" || n == "cpu") {
+    static const DeviceSpec host = derive_host_spec();
+    return host;
+  }
+  for (const auto& s : builtin_device_specs()) {
+    if (normalize_name(s.key) == n || normalize_name(s.name) == n) return s;
+    for (const auto& a : s.aliases)
+      if (normalize_name(a) == n) return s;
+  }
+  throw std::invalid_argument("unknown device '" + name + "'; known devices: " +
+                              join(known_device_names(), ", ") + " (or a JSON spec file via --file)");
+}
+
+DeviceSpec resolve_device_spec(const std::string& name_or_path) {
+  const bool looks_like_file =
+      name_or_path.size() > 5 && lower(name_or_path.substr(name_or_path.size() - 5)) == ".json";
+  if (looks_like_file) return load_device_spec_json(name_or_path);
+  return find_device_spec(name_or_path);
+}
+
+// ---- JSON -------------------------------------------------------------------------------------------
+
+namespace {
+
+// Reads the fields of one spec object, naming the field in every error.
+class FieldReader {
+ public:
+  FieldReader(const Json& j, std::string origin) : j_(j), origin_(std::move(origin)) {}
+
+  [[noreturn]] void fail(const std::string& field, const std::string& what) const {
+    throw std::runtime_error("device spec " + origin_ + ": field '" + field + "': " + what);
+  }
+
+  const Json* get(const std::string& field, bool required) const {
+    auto it = j_.find(field);
+    if (it == j_.end() || it->is_null()) {
+      if (required) fail(field, "missing (required)");
+      return nullptr;
+    }
+    return &*it;
+  }
+
+  std::string str(const std::string& field, bool required, const std::string& dflt = "") const {
+    const Json* v = get(field, required);
+    if (!v) return dflt;
+    if (!v->is_string()) fail(field, "expected a string, got " + v->dump());
+    return v->get<std::string>();
+  }
+
+  double number(const Json& v, const std::string& field, bool positive) const {
+    if (!v.is_number()) fail(field, "expected a number, got " + v.dump());
+    const double x = v.get<double>();
+    if (!std::isfinite(x) || x < 0 || (positive && x == 0))
+      fail(field, std::string("expected a ") + (positive ? "positive" : "non-negative") + " number, got " +
+                      v.dump());
+    return x;
+  }
+
+  double num(const std::string& field, bool required, bool positive = false) const {
+    const Json* v = get(field, required);
+    return v ? number(*v, field, positive) : 0.0;
+  }
+
+  std::int64_t integer(const std::string& field, bool required, bool positive = false) const {
+    const Json* v = get(field, required);
+    if (!v) return 0;
+    const double x = number(*v, field, positive);
+    if (x != std::floor(x) || x > 9.0e18) fail(field, "expected an integer, got " + v->dump());
+    return static_cast<std::int64_t>(x);
+  }
+
+  bool boolean(const std::string& field) const {
+    const Json* v = get(field, false);
+    if (!v) return false;
+    if (!v->is_boolean()) fail(field, "expected true or false, got " + v->dump());
+    return v->get<bool>();
+  }
+
+ private:
+  const Json& j_;
+  std::string origin_;
+};
+
+const std::set<std::string>& spec_fields() {
+  static const std::set<std::string> fields = {"key",
+                                               "aliases",
+                                               "name",
+                                               "vendor",
+                                               "backend",
+                                               "arch",
+                                               "detect_token",
+                                               "source",
+                                               "compute_units",
+                                               "boost_clock_ghz",
+                                               "warp_width",
+                                               "max_team_scratch_bytes",
+                                               "scratch_per_cu_bytes",
+                                               "l2_bytes",
+                                               "memory_bytes",
+                                               "dram_bw_bytes_per_s",
+                                               "l2_bw_bytes_per_s",
+                                               "launch_overhead_s",
+                                               "estimated",
+                                               "notes",
+                                               "peak_flops"};
+  return fields;
+}
+
+}  // namespace
+
+DeviceSpec parse_device_spec_json(const std::string& text, const std::string& origin) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::runtime_error("device spec " + origin + ": not valid JSON (" + e.what() + ")");
+  }
+  if (!j.is_object())
+    throw std::runtime_error("device spec " + origin + ": expected a JSON object at the top");
+  FieldReader r(j, origin);
+  // An unknown field is most often a misspelt known one whose value would silently be lost.
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (!spec_fields().count(it.key())) r.fail(it.key(), "unknown field");
+
+  DeviceSpec s;
+  s.name = r.str("name", true);
+  s.key = r.str("key", false, normalize_name(s.name));
+  if (const Json* a = r.get("aliases", false)) {
+    if (!a->is_array()) r.fail("aliases", "expected an array of strings, got " + a->dump());
+    for (const auto& e : *a) {
+      if (!e.is_string()) r.fail("aliases", "expected an array of strings, got " + a->dump());
+      s.aliases.push_back(e.get<std::string>());
+    }
+  }
+  s.vendor = r.str("vendor", true);
+  s.backend = lower(r.str("backend", true));
+  if (s.backend != "cuda" && s.backend != "hip" && s.backend != "host")
+    r.fail("backend", "expected \"cuda\", \"hip\" or \"host\", got \"" + s.backend + "\"");
+  s.arch = r.str("arch", false);
+  s.detect_token = r.str("detect_token", false);
+  s.source = r.str("source", false, "user spec file " + origin);
+  s.compute_units = static_cast<int>(r.integer("compute_units", true, true));
+  s.boost_clock_ghz = r.num("boost_clock_ghz", false);
+  s.warp_width = static_cast<int>(r.integer("warp_width", false));
+  s.max_team_scratch_bytes = r.integer("max_team_scratch_bytes", false);
+  s.scratch_per_cu_bytes = r.integer("scratch_per_cu_bytes", false);
+  s.l2_bytes = r.integer("l2_bytes", false);
+  s.memory_bytes = r.integer("memory_bytes", false);
+  s.dram_bw_bytes_per_s = r.num("dram_bw_bytes_per_s", true, true);
+  s.l2_bw_bytes_per_s = r.num("l2_bw_bytes_per_s", false);
+  s.launch_overhead_s = r.num("launch_overhead_s", false);
+  s.estimated = r.boolean("estimated");
+  s.notes = r.str("notes", false);
+
+  const Json* peaks = r.get("peak_flops", true);
+  if (!peaks->is_object())
+    r.fail("peak_flops", "expected an object {\"fp64\": {\"vector\": ..., \"matrix\": ...}}");
+  bool any = false;
+  for (auto it = peaks->begin(); it != peaks->end(); ++it) {
+    const std::string dfield = "peak_flops." + it.key();
+    DType d;
+    try {
+      d = parse_dtype(it.key());
+    } catch (const std::invalid_argument&) {
+      r.fail(dfield, "unknown dtype (expected fp64, fp32, tf32, fp16, bf16)");
+    }
+    if (!it->is_object()) r.fail(dfield, "expected an object {\"vector\": ..., \"matrix\": ...}");
+    for (auto u = it->begin(); u != it->end(); ++u) {
+      const std::string ufield = dfield + "." + u.key();
+      Unit unit;
+      try {
+        unit = parse_unit(u.key());
+      } catch (const std::invalid_argument&) {
+        r.fail(ufield, "unknown unit (expected vector or matrix)");
+      }
+      if (u->is_null()) continue;
+      const double p = r.number(*u, ufield, false);
+      s.set_peak_flops(d, unit, p);
+      any = any || p > 0;
+    }
+  }
+  if (!any) r.fail("peak_flops", "no positive peak: at least one dtype/unit needs a FLOP/s figure");
+  return s;
+}
+
+DeviceSpec load_device_spec_json(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("device spec file '" + path + "' cannot be opened");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_device_spec_json(ss.str(), "'" + path + "'");
+}
+
+std::string device_spec_to_json(const DeviceSpec& s, int indent) {
+  Json j;
+  j["key"] = s.key;
+  j["aliases"] = s.aliases;
+  j["name"] = s.name;
+  j["vendor"] = s.vendor;
+  j["backend"] = s.backend;
+  j["arch"] = s.arch;
+  j["detect_token"] = s.detect_token;
+  j["source"] = s.source;
+  j["compute_units"] = s.compute_units;
+  j["boost_clock_ghz"] = s.boost_clock_ghz;
+  j["warp_width"] = s.warp_width;
+  j["max_team_scratch_bytes"] = s.max_team_scratch_bytes;
+  j["scratch_per_cu_bytes"] = s.scratch_per_cu_bytes;
+  j["l2_bytes"] = s.l2_bytes;
+  j["memory_bytes"] = s.memory_bytes;
+  j["dram_bw_bytes_per_s"] = s.dram_bw_bytes_per_s;
+  j["l2_bw_bytes_per_s"] = s.l2_bw_bytes_per_s;
+  j["launch_overhead_s"] = s.launch_overhead_s;
+  j["estimated"] = s.estimated;
+  j["notes"] = s.notes;
+  Json peaks = Json::object();
+  for (DType d : kAllDTypes) {
+    Json row = Json::object();
+    for (Unit u : kAllUnits) row[to_string(u)] = s.peak_flops(d, u);
+    peaks[to_string(d)] = row;
+  }
+  j["peak_flops"] = peaks;
+  return j.dump(indent);
+}
+
+void save_device_spec_json(const DeviceSpec& s, const std::string& path) {
+  std::ofstream out(path);
+  if (!out) throw std::runtime_error("cannot write device spec file '" + path + "'");
+  out << device_spec_to_json(s) << "\n";
+  if (!out) throw std::runtime_error("error writing device spec file '" + path + "'");
+}
+
+// ---- host CPUs ----------------------------------------------------------------------------------------
+
+namespace {
+
+std::int64_t parse_cache_size(const std::string& text) {
+  std::int64_t v = 0;
+  std::size_t i = 0;
+  while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) v = v * 10 + (text[i++] - '0');
+  const char unit =
+      i < text.size() ? static_cast<char>(std::toupper(static_cast<unsigned char>(text[i]))) : 0;
+  if (unit == 'K') v *= 1024;
+  if (unit == 'M') v *= 1024 * 1024;
+  if (unit == 'G') v *= 1024LL * 1024 * 1024;
+  return v;
+}
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (in) std::getline(in, line);
+  return trim(line);
+}
+
+}  // namespace
+
+HostCpuInfo parse_cpuinfo(const std::string& text) {
+  HostCpuInfo info;
+#if defined(__x86_64__) || defined(_M_X64)
+  info.arch = "x86_64";
+#elif defined(__aarch64__)
+  info.arch = "aarch64";
+#else
+  info.arch = "unknown";
+#endif
+  std::set<std::pair<std::string, std::string>> cores;
+  std::set<std::string> flags;
+  std::string physical_id, mhz;
+  int processors = 0;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = lower(trim(line.substr(0, colon)));
+    const std::string value = trim(line.substr(colon + 1));
+    if (key == "processor") {
+      ++processors;
+    } else if ((key == "model name" || key == "cpu model" || key == "hardware") && info.model.empty()) {
+      info.model = value;
+    } else if (key == "vendor_id" && info.vendor.empty()) {
+      info.vendor = value;
+    } else if ((key == "flags" || key == "features") && flags.empty()) {
+      std::istringstream fs(value);
+      std::string f;
+      while (fs >> f) flags.insert(lower(f));
+    } else if (key == "physical id") {
+      physical_id = value;
+    } else if (key == "core id") {
+      cores.insert({physical_id, value});
+    } else if (key == "cpu mhz" && mhz.empty()) {
+      mhz = value;
+    }
+  }
+  info.logical_cpus = processors;
+  info.physical_cores = cores.empty() ? processors : static_cast<int>(cores.size());
+  if (info.model.empty()) info.model = "unknown CPU";
+  if (info.vendor.empty()) info.vendor = info.arch == "aarch64" ? "Arm" : "unknown";
+
+  if (flags.count("avx512f")) {
+    info.simd_bits = 512;
+  } else if (flags.count("avx")) {
+    info.simd_bits = 256;
+  } else if (flags.count("sse2") || flags.count("asimd")) {
+    info.simd_bits = 128;
+  }
+  info.fma = flags.count("fma") || flags.count("asimd");
+  info.native_fp16 = flags.count("avx512_fp16") > 0;
+  info.native_bf16 = flags.count("avx512_bf16") > 0;
+
+  // A model name such as "... CPU @ 2.30GHz" gives the base clock; "cpu MHz" is the clock of the
+  // moment, which a governor may have lowered.
+  static const std::regex ghz(R"(@\s*([0-9]+(\.[0-9]+)?)\s*GHz)", std::regex::icase);
+  std::smatch m;
+  if (std::regex_search(info.model, m, ghz)) {
+    info.clock_ghz = std::stod(m[1].str());
+    info.clock_source = "base clock in the CPU model name";
+  } else if (!mhz.empty()) {
+    info.clock_ghz = std::stod(mhz) / 1000.0;
+    info.clock_source = "current clock ('cpu MHz' in /proc/cpuinfo)";
+  }
+  return info;
+}
+
+HostCpuInfo read_host_cpu_info() {
+  std::ifstream in("/proc/cpuinfo");
+  std::stringstream ss;
+  if (in) ss << in.rdbuf();
+  HostCpuInfo info = parse_cpuinfo(ss.str());
+  if (info.logical_cpus == 0) {
+    info.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    info.physical_cores = info.logical_cpus;
+  }
+#if defined(__linux__)
+  // A container or taskset may allow fewer CPUs than the machine has (what nproc reports).
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int allowed = CPU_COUNT(&set);
+    if (allowed > 0 && allowed < info.logical_cpus) {
+      const int per_core = std::max(1, info.logical_cpus / std::max(1, info.physical_cores));
+      info.physical_cores = std::max(1, allowed / per_core);
+      info.logical_cpus = allowed;
+    }
+  }
+#endif
+  const std::string max_khz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+  if (!max_khz.empty()) {
+    info.clock_ghz = std::stod(max_khz) / 1e6;
+    info.clock_source = "maximum clock from cpufreq (cpuinfo_max_freq)";
+  }
+  int llc_level = 0;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const std::string level = read_first_line(dir + "level");
+    if (level.empty()) break;
+    const std::string type = read_first_line(dir + "type");
+    const std::int64_t size = parse_cache_size(read_first_line(dir + "size"));
+    const int lv = std::atoi(level.c_str());
+    if (lv == 1 && type == "Data") info.l1d_bytes = size;
+    if (lv >= llc_level && type != "Instruction") {
+      llc_level = lv;
+      info.llc_bytes = size;
+    }
+  }
+  return info;
+}
+
+DeviceSpec derive_host_spec(const HostCpuInfo& info) {
+  const HostDerivationRules rules = host_data::host_derivation_rules();
+  DeviceSpec s;
+  s.key = "host";
+  s.name = info.model;
+  s.vendor = info.vendor;
+  s.backend = "host";
+  s.arch = info.arch;
+  s.source = "derived at run time from /proc/cpuinfo and /sys (cores x FMA SIMD width x clock): an estimate";
+  s.compute_units = info.physical_cores;
+  s.boost_clock_ghz = info.clock_ghz;
+  s.warp_width = info.simd_bits / 32;
+  s.max_team_scratch_bytes = rules.max_team_scratch_bytes;
+  s.scratch_per_cu_bytes = info.l1d_bytes;
+  s.l2_bytes = info.llc_bytes;
+  s.dram_bw_bytes_per_s = rules.dram_bw_bytes_per_s_per_core * std::max(1, info.physical_cores);
+  s.launch_overhead_s = rules.launch_overhead_s;
+  s.estimated = true;
+
+  // Without FMA a core still retires a multiply and an add per lane per cycle on separate ports.
+  const double flop_per_lane_per_clk = info.fma ? 2.0 * rules.fma_pipes_per_core : 2.0;
+  const double fp64 =
+      info.physical_cores * (info.simd_bits / 64.0) * flop_per_lane_per_clk * info.clock_ghz * 1e9;
+  s.set_peak_flops(DType::fp64, Unit::vector, fp64);
+  s.set_peak_flops(DType::fp32, Unit::vector, 2 * fp64);
+  // Half precision is converted to FP32 for arithmetic unless the ISA computes in it natively.
+  s.set_peak_flops(DType::fp16, Unit::vector, (info.native_fp16 ? 4 : 2) * fp64);
+  s.set_peak_flops(DType::bf16, Unit::vector, (info.native_bf16 ? 4 : 2) * fp64);
+
+  std::ostringstream notes;
+  notes << "Estimate: " << info.physical_cores << " cores x " << info.simd_bits << "-bit SIMD"
+        << (info.fma ? " FMA" : " (no FMA)") << " x " << rules.fma_pipes_per_core << " pipes assumed x "
+        << info.clock_ghz << " GHz (" << (info.clock_source.empty() ? "clock unknown" : info.clock_source)
+        << "). DRAM bandwidth is a placeholder (" << rules.dram_bw_bytes_per_s_per_core / 1e9
+        << " GB/s per core); put a measured STREAM figure in a --file spec. Matrix units (AMX, SME) are not "
+           "modelled; scratch_per_cu is the L1d, l2_bytes the last-level cache.";
+  s.notes = notes.str();
+  return s;
+}
+
+DeviceSpec derive_host_spec() {
+  return derive_host_spec(read_host_cpu_info());
+}
+
+// ---- detection support --------------------------------------------------------------------------------
+
+const DeviceSpec* match_builtin_spec(const RuntimeDeviceInfo& rt) {
+  const std::string rt_name = lower(rt.name);
+  for (const auto& s : builtin_device_specs()) {
+    if (s.backend != rt.backend || s.arch != rt.arch || s.compute_units != rt.compute_units) continue;
+    // The whole-package MI250X never shows up as one runtime device.
+    if (s.detect_token.empty()) continue;
+    if (!rt_name.empty() && rt_name.find(lower(s.detect_token)) == std::string::npos) continue;
+    return &s;
+  }
+  return nullptr;
+}
+
+DeviceSpec spec_from_runtime(const RuntimeDeviceInfo& rt) {
+  if (const DeviceSpec* known = match_builtin_spec(rt)) {
+    DeviceSpec s = *known;
+    std::string differs;
+    // The runtime reports what this part has enabled; where it disagrees with the table it wins.
+    if (rt.l2_bytes > 0 && rt.l2_bytes != s.l2_bytes) {
+      differs += " L2 " + std::to_string(rt.l2_bytes) + " B (table: " + std::to_string(s.l2_bytes) + ").";
+      s.l2_bytes = rt.l2_bytes;
+    }
+    if (rt.scratch_per_cu_bytes > 0 && rt.scratch_per_cu_bytes != s.scratch_per_cu_bytes) {
+      differs += " Scratch per CU " + std::to_string(rt.scratch_per_cu_bytes) + " B (table: " +
+                 std::to_string(s.scratch_per_cu_bytes) + ").";
+      s.scratch_per_cu_bytes = rt.scratch_per_cu_bytes;
+    }
+    s.notes = "Detected '" + rt.name + "' (" + rt.arch + ", " + std::to_string(rt.compute_units) + " units)." +
+              (differs.empty() ? "" : " Runtime figures used:" + differs) + " " + s.notes;
+    return s;
+  }
+  const bool cuda = rt.backend == "cuda";
+  const BackendDefaults defaults =
+      cuda ? cuda_data::cuda_backend_defaults() : hip_data::hip_backend_defaults();
+  const std::vector<ArchRate>& rates = cuda ? cuda_data::cuda_arch_rates() : hip_data::hip_arch_rates();
+
+  DeviceSpec s;
+  s.key = "detected";
+  s.name = rt.name.empty() ? rt.arch : rt.name;
+  s.vendor = cuda ? "NVIDIA" : "AMD";
+  s.backend = rt.backend;
+  s.arch = rt.arch;
+  s.source = "reported by the " + std::string(cuda ? "CUDA" : "HIP") + " runtime (no datasheet entry)";
+  s.compute_units = rt.compute_units;
+  s.boost_clock_ghz = rt.clock_ghz;
+  s.warp_width = rt.warp_width;
+  s.max_team_scratch_bytes = defaults.max_team_scratch_bytes;
+  s.scratch_per_cu_bytes = rt.scratch_per_cu_bytes;
+  s.l2_bytes = rt.l2_bytes;
+  s.memory_bytes = rt.memory_bytes;
+  s.dram_bw_bytes_per_s = rt.dram_bw_bytes_per_s;
+  s.launch_overhead_s = defaults.launch_overhead_s;
+  s.estimated = true;
+  bool arch_known = false;
+  for (const auto& r : rates) {
+    if (r.arch != rt.arch) continue;
+    arch_known = true;
+    const double per_clk = rt.compute_units * rt.clock_ghz * 1e9;
+    s.set_peak_flops(DType::fp64, Unit::vector, r.fp64_flop_per_clk_per_cu * per_clk);
+    s.set_peak_flops(DType::fp32, Unit::vector, r.fp32_flop_per_clk_per_cu * per_clk);
+  }
+  s.notes = "Unknown device '" + s.name + "' (" + rt.arch + ", " + std::to_string(rt.compute_units) +
+            " units): no built-in entry. " +
+            (arch_known ? "Vector peaks are estimated from the runtime's clock and unit count; "
+                        : "The architecture is unknown too, so no peak is known; ") +
+            "matrix peaks are unknown (0). DRAM bandwidth is memory clock x bus width. For datasheet figures "
+            "write a JSON spec (start from `ridgeline spec h100 --json`) and pass it with --file.";
+  return s;
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,228 @@
+#include "ridgeline/roofline.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <stdexcept>
+
+namespace ridgeline {
+namespace roofline {
+
+std::string to_string(MemoryLevel l) {
+  return l == MemoryLevel::dram ? "dram" : "l2";
+}
+
+MemoryLevel parse_memory_level(const std::string& s) {
+  std::string n;
+  for (char c : s) n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "dram" || n == "hbm" || n == "memory") return MemoryLevel::dram;
+  if (n == "l2" || n == "llc") return MemoryLevel::l2;
+  throw std::invalid_argument("unknown memory level '" + s + "' (expected dram or l2)");
+}
+
+double bandwidth(const DeviceSpec& s, MemoryLevel l) {
+  const double bw = l == MemoryLevel::dram ? s.dram_bw_bytes_per_s : s.l2_bw_bytes_per_s;
+  if (bw <= 0)
+    throw std::invalid_argument("device '" + s.key + "' has no " + to_string(l) + " bandwidth figure");
+  return bw;
+}
+
+double peak(const DeviceSpec& s, DType d, Unit u) {
+  const double p = s.peak_flops(d, u);
+  if (p <= 0)
+    throw std::invalid_argument("device '" + s.key + "' has no " + to_string(d) + " " + to_string(u) +
+                                " peak (the unit does not run that dtype)");
+  return p;
+}
+
+double ridge_point(const DeviceSpec& s, DType d, Unit u, MemoryLevel l) {
+  const double p = s.peak_flops(d, u);
+  return p > 0 ? p / bandwidth(s, l) : 0.0;
+}
+
+double attainable(const DeviceSpec& s, DType d, Unit u, double intensity, MemoryLevel l) {
+  return std::min(peak(s, d, u), bandwidth(s, l) * intensity);
+}
+
+namespace {
+void require_positive(std::int64_t v, const char* what) {
+  if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive");
+}
+}  // namespace
+
+Traffic gemm_ideal(std::int64_t M, std::int64_t N, std::int64_t K, int elem_bytes, bool beta_nonzero) {
+  require_positive(M, "M");
+  require_positive(N, "N");
+  require_positive(K, "K");
+  require_positive(elem_bytes, "element size");
+  const double m = static_cast<double>(M), n = static_cast<double>(N), k = static_cast<double>(K);
+  Traffic t;
+  t.flops = 2.0 * m * n * k;
+  t.bytes = elem_bytes * (m * k + k * n + m * n * (beta_nonzero ? 2.0 : 1.0));
+  return t;
+}
+
+TileTraffic gemm_tile_traffic_detail(std::int64_t M, std::int64_t N, std::int64_t K, int elem_bytes,
+                                     bool beta_nonzero, const TileConfig& tile, double l2_bytes) {
+  require_positive(M, "M");
+  require_positive(N, "N");
+  require_positive(K, "K");
+  require_positive(elem_bytes, "element size");
+  if (tile.bm <= 0 || tile.bn <= 0) throw std::invalid_argument("tile BM and BN must be positive");
+  const double m = static_cast<double>(M), n = static_cast<double>(N), k = static_cast<double>(K);
+  TileTraffic t;
+  t.flops = 2.0 * m * n * k;
+  t.a_reads = static_cast<double>((N + tile.bn - 1) / tile.bn);
+  t.b_reads = static_cast<double>((M + tile.bm - 1) / tile.bm);
+  const double a = elem_bytes * m * k, b = elem_bytes * k * n;
+  const double c = elem_bytes * m * n * (beta_nonzero ? 2.0 : 1.0);
+  t.l2_bytes = a * t.a_reads + b * t.b_reads + c;
+  // All of A and B resident in L2: every re-read hits. Otherwise the resident share of the
+  // footprint is taken as the share of re-reads that hit, a first-order estimate.
+  t.l2_reuse = l2_bytes <= 0 ? 0.0 : std::min(1.0, l2_bytes / (a + b));
+  const double rereads = a * (t.a_reads - 1) + b * (t.b_reads - 1);
+  t.dram_bytes = a + b + c + (1.0 - t.l2_reuse) * rereads;
+  return t;
+}
+
+Traffic gemm_tile_traffic(std::int64_t M, std::int64_t N, std::int64_t K, int elem_bytes, bool beta_nonzero,
+                          const TileConfig& tile, double l2_bytes) {
+  const TileTraffic d = gemm_tile_traffic_detail(M, N, K, elem_bytes, beta_nonzero, tile, l2_bytes);
+  return {d.flops, d.dram_bytes};
+}
+
+Traffic gemv_ideal(std::int64_t rows, std::int64_t cols, int elem_bytes, bool beta_nonzero, int batch) {
+  require_positive(rows, "rows");
+  require_positive(cols, "cols");
+  require_positive(elem_bytes, "element size");
+  require_positive(batch, "batch");
+  const double r = static_cast<double>(rows), c = static_cast<double>(cols), k = batch;
+  Traffic t;
+  t.flops = 2.0 * r * c * k;
+  t.bytes = elem_bytes * (r * c + k * c + k * r * (beta_nonzero ? 2.0 : 1.0));
+  return t;
+}
+
+std::string to_string(Bound b) {
+  switch (b) {
+    case Bound::memory:
+      return "memory";
+    case Bound::compute:
+      return "compute";
+    case Bound::latency:
+      return "latency";
+  }
+  return "?";
+}
+
+Point evaluate(const DeviceSpec& s, DType d, Unit u, const Traffic& t, double seconds,
+               const EvalOptions& opt) {
+  const double p = peak(s, d, u);
+  const double bw = bandwidth(s, opt.level);
+  Point pt;
+  pt.intensity = t.intensity();
+  pt.ridge = p / bw;
+  pt.roof_flops = std::min(p, bw * pt.intensity);
+  const double t_compute = t.flops / p;
+  const double t_memory = t.bytes / bw;
+  const double overhead = opt.launch_overhead_s >= 0 ? opt.launch_overhead_s : s.launch_overhead_s;
+  const double t_launch = overhead * std::max(1, opt.launches);
+  pt.min_seconds = std::max({t_compute, t_memory, t_launch});
+  if (t_launch >= std::max(t_compute, t_memory) && t_launch > 0) {
+    pt.bound = Bound::latency;
+  } else {
+    pt.bound = t_memory > t_compute ? Bound::memory : Bound::compute;
+  }
+  pt.attainable_flops = pt.min_seconds > 0 ? t.flops / pt.min_seconds : pt.roof_flops;
+  if (seconds > 0) {
+    pt.achieved_flops = t.flops / seconds;
+    pt.efficiency = pt.attainable_flops > 0 ? pt.achieved_flops / pt.attainable_flops : 0.0;
+  }
+  return pt;
+}
+
+TileLedger tile_ledger(int bm, int bn, int bk, DType in, DType acc, int threads, int stages) {
+  if (bm <= 0 || bn <= 0 || bk <= 0) throw std::invalid_argument("tile dimensions must be positive");
+  if (threads <= 0) throw std::invalid_argument("threads must be positive");
+  if (stages <= 0) throw std::invalid_argument("stages must be positive");
+  TileLedger l;
+  l.bm = bm;
+  l.bn = bn;
+  l.bk = bk;
+  l.in = in;
+  l.acc = acc;
+  l.threads = threads;
+  l.stages = stages;
+  const std::int64_t si = dtype_bytes(in), sa = dtype_bytes(acc);
+  l.a_tile_bytes = static_cast<std::int64_t>(bm) * bk * si;
+  l.b_tile_bytes = static_cast<std::int64_t>(bk) * bn * si;
+  l.ab_stage_bytes = l.a_tile_bytes + l.b_tile_bytes;
+  l.staged_bytes = l.ab_stage_bytes * stages;
+  l.c_tile_bytes = static_cast<std::int64_t>(bm) * bn * sa;
+  l.flops_per_k_step = 2.0 * bm * bn * bk;
+  l.flop_per_byte = l.flops_per_k_step / static_cast<double>(l.ab_stage_bytes);
+  const std::int64_t c_elems = static_cast<std::int64_t>(bm) * bn;
+  l.accumulators_per_thread = static_cast<int>((c_elems + threads - 1) / threads);
+  l.even_split = c_elems % threads == 0;
+  l.note =
+      "Logical count only: element bytes times tile extents. Padding, alignment, bank-conflict skew and "
+      "the scratch Kokkos reserves for itself are not included; FLOP/B is against the A+B tile bytes of "
+      "one K step.";
+  return l;
+}
+
+namespace {
+// Smallest integer x >= 1 with f(x) >= target, f increasing, starting from an analytic guess.
+template <class F>
+std::int64_t smallest_reaching(double guess, double target, F f) {
+  auto x = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(guess)));
+  while (f(x) < target) ++x;
+  while (x > 1 && f(x - 1) >= target) --x;
+  return x;
+}
+}  // namespace
+
+std::int64_t gemm_compute_bound_n(const DeviceSpec& s, DType d, Unit u, bool beta_nonzero, MemoryLevel l) {
+  const double ridge = ridge_point(s, d, u, l);
+  if (ridge <= 0) return 0;
+  const int eb = dtype_bytes(d);
+  const double c_terms = beta_nonzero ? 4.0 : 3.0;  // A, B, C (+ C read)
+  // Relative slack so that a ridge that is exactly an intensity (50 FLOP/B) is not missed by rounding.
+  const double target = ridge * (1 - 1e-12);
+  return smallest_reaching(ridge * eb * c_terms / 2.0, target,
+                           [&](std::int64_t n) { return gemm_ideal(n, n, n, eb, beta_nonzero).intensity(); });
+}
+
+std::int64_t gemv_compute_bound_batch(const DeviceSpec& s, DType d, Unit u, MemoryLevel l) {
+  const double ridge = ridge_point(s, d, u, l);
+  if (ridge <= 0) return 0;
+  const int eb = dtype_bytes(d);
+  const double target = ridge * (1 - 1e-12);
+  return smallest_reaching(ridge * eb / 2.0, target, [&](std::int64_t k) { return 2.0 * k / eb; });
+}
+
+std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std::vector<DType>& dtypes,
+                                const std::vector<Unit>& units, MemoryLevel l) {
+  std::vector<CompareRow> rows;
+  for (DType d : dtypes)
+    for (Unit u : units)
+      for (const auto& s : specs) {
+        CompareRow r;
+        r.device = s.key;
+        r.dtype = d;
+        r.unit = u;
+        r.bandwidth = bandwidth(s, l);
+        r.peak_flops = s.peak_flops(d, u);
+        r.available = r.peak_flops > 0;
+        if (r.available) {
+          r.ridge = r.peak_flops / r.bandwidth;
+          r.gemm_n = gemm_compute_bound_n(s, d, u, false, l);
+          r.gemv_batch = gemv_compute_bound_batch(s, d, u, l);
+        }
+        rows.push_back(r);
+      }
+  return rows;
+}
+
+}  // namespace roofline
+}  // namespace ridgeline

@@ -1,0 +1,326 @@
+// Roofline arithmetic, traffic models, the tile ledger and the plot driver. The worked numbers of the
+// design notes are checked exactly; datasheet ridge points within 1%.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "ridgeline/device_spec.hpp"
+#include "ridgeline/roofline.hpp"
+#include "ridgeline/roofline_plot.hpp"
+
+namespace rl = ridgeline::roofline;
+using ridgeline::DeviceSpec;
+using ridgeline::DType;
+using ridgeline::find_device_spec;
+using ridgeline::Unit;
+
+namespace {
+
+// 50 TFLOP/s and 1 TB/s: the teaching device of the design notes.
+DeviceSpec teaching_device() {
+  DeviceSpec s;
+  s.key = "teaching";
+  s.name = "Teaching device";
+  s.backend = "cuda";
+  s.dram_bw_bytes_per_s = 1e12;
+  s.launch_overhead_s = 5e-6;
+  s.set_peak_flops(DType::fp32, Unit::vector, 50e12);
+  return s;
+}
+
+void expect_within_percent(double actual, double expected, double percent = 1.0) {
+  EXPECT_NEAR(actual, expected, std::abs(expected) * percent / 100.0) << "expected ~" << expected;
+}
+
+std::filesystem::path fresh_dir(const std::string& name) {
+  auto dir =
+      std::filesystem::temp_directory_path() / ("ridgeline_test_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace
+
+// ---- tile ledger ------------------------------------------------------------------------------------
+
+TEST(TileLedger, WorkedNumbers64x64x32Fp16) {
+  const auto l = rl::tile_ledger(64, 64, 32, DType::fp16, DType::fp32, 128, 2);
+  EXPECT_EQ(l.a_tile_bytes, 4096);    // 64 x 32 FP16
+  EXPECT_EQ(l.b_tile_bytes, 4096);    // 32 x 64 FP16
+  EXPECT_EQ(l.ab_stage_bytes, 8192);  // A + B
+  EXPECT_EQ(l.staged_bytes, 16384);   // two stages
+  EXPECT_EQ(l.c_tile_bytes, 16384);   // 64 x 64 FP32
+  EXPECT_DOUBLE_EQ(l.flops_per_k_step, 262144.0);
+  EXPECT_DOUBLE_EQ(l.flop_per_byte, 32.0);
+  EXPECT_EQ(l.accumulators_per_thread, 32);
+  EXPECT_TRUE(l.even_split);
+  EXPECT_NE(l.note.find("Logical count only"), std::string::npos);
+}
+
+TEST(TileLedger, StagesScaleOnlyTheStagedBytes) {
+  const auto one = rl::tile_ledger(64, 64, 32, DType::fp16, DType::fp32, 128, 1);
+  const auto three = rl::tile_ledger(64, 64, 32, DType::fp16, DType::fp32, 128, 3);
+  EXPECT_EQ(one.staged_bytes, 8192);
+  EXPECT_EQ(three.staged_bytes, 3 * 8192);
+  EXPECT_EQ(one.c_tile_bytes, three.c_tile_bytes);
+  EXPECT_DOUBLE_EQ(one.flop_per_byte, three.flop_per_byte);
+}
+
+TEST(TileLedger, UnevenSplitRoundsUpAndSaysSo) {
+  const auto l = rl::tile_ledger(64, 64, 32, DType::fp32, DType::fp32, 96, 1);
+  EXPECT_EQ(l.accumulators_per_thread, 43);  // ceil(4096 / 96)
+  EXPECT_FALSE(l.even_split);
+  EXPECT_EQ(l.a_tile_bytes, 64 * 32 * 4);
+}
+
+TEST(TileLedger, RejectsNonPositiveInput) {
+  EXPECT_THROW(rl::tile_ledger(0, 64, 32, DType::fp16, DType::fp32, 128, 1), std::invalid_argument);
+  EXPECT_THROW(rl::tile_ledger(64, 64, 32, DType::fp16, DType::fp32, 0, 1), std::invalid_argument);
+  EXPECT_THROW(rl::tile_ledger(64, 64, 32, DType::fp16, DType::fp32, 128, 0), std::invalid_argument);
+}
+
+// ---- ridge points -----------------------------------------------------------------------------------
+
+TEST(Ridge, TeachingDeviceIs50FlopPerByte) {
+  const auto s = teaching_device();
+  EXPECT_DOUBLE_EQ(rl::ridge_point(s, DType::fp32, Unit::vector), 50.0);
+  EXPECT_DOUBLE_EQ(rl::attainable(s, DType::fp32, Unit::vector, 10.0), 10e12);   // memory slope
+  EXPECT_DOUBLE_EQ(rl::attainable(s, DType::fp32, Unit::vector, 100.0), 50e12);  // flat roof
+  EXPECT_DOUBLE_EQ(rl::ridge_point(s, DType::fp64, Unit::vector), 0.0);          // no such unit
+}
+
+TEST(Ridge, DatasheetRatios) {
+  // Each anchor is checked against the ratio of the datasheet figures, and the rounded anchor too.
+  const double h200_fp64 = rl::ridge_point(find_device_spec("h200"), DType::fp64, Unit::matrix);
+  expect_within_percent(h200_fp64, 67.0 / 4.8);
+  expect_within_percent(h200_fp64, 14.0);
+
+  const double h100_fp64 = rl::ridge_point(find_device_spec("h100"), DType::fp64, Unit::matrix);
+  expect_within_percent(h100_fp64, 67.0 / 3.35);
+  expect_within_percent(h100_fp64, 20.0);
+
+  const double mi300x_fp64 = rl::ridge_point(find_device_spec("mi300x"), DType::fp64, Unit::matrix);
+  expect_within_percent(mi300x_fp64, 163.4 / 5.3);
+  expect_within_percent(mi300x_fp64, 30.8);
+
+  const double h200_bf16 = rl::ridge_point(find_device_spec("h200"), DType::bf16, Unit::matrix);
+  expect_within_percent(h200_bf16, 989.5 / 4.8);
+  expect_within_percent(h200_bf16, 206.0);
+}
+
+TEST(Ridge, L2LevelNeedsAPublishedFigure) {
+  const auto& mi300x = find_device_spec("mi300x");
+  EXPECT_GT(rl::ridge_point(mi300x, DType::fp64, Unit::matrix, rl::MemoryLevel::l2), 0.0);
+  EXPECT_LT(rl::ridge_point(mi300x, DType::fp64, Unit::matrix, rl::MemoryLevel::l2),
+            rl::ridge_point(mi300x, DType::fp64, Unit::matrix, rl::MemoryLevel::dram));
+  EXPECT_THROW(rl::ridge_point(find_device_spec("h200"), DType::fp64, Unit::matrix, rl::MemoryLevel::l2),
+               std::invalid_argument);
+  EXPECT_EQ(rl::parse_memory_level("HBM"), rl::MemoryLevel::dram);
+  EXPECT_THROW(rl::parse_memory_level("l3"), std::invalid_argument);
+}
+
+// ---- traffic models -----------------------------------------------------------------------------------
+
+TEST(GemmIdeal, ReadsABOnceWritesCAndReadsCOnlyWithBeta) {
+  const auto t0 = rl::gemm_ideal(1024, 1024, 1024, 4, false);
+  EXPECT_DOUBLE_EQ(t0.flops, 2.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(t0.bytes, 3.0 * 1024 * 1024 * 4);
+  const auto t1 = rl::gemm_ideal(1024, 1024, 1024, 4, true);
+  EXPECT_DOUBLE_EQ(t1.bytes, 4.0 * 1024 * 1024 * 4);
+  const auto rect = rl::gemm_ideal(100, 200, 300, 2, false);
+  EXPECT_DOUBLE_EQ(rect.bytes, 2.0 * (100 * 300 + 300 * 200 + 100 * 200));
+  EXPECT_THROW(rl::gemm_ideal(0, 1, 1, 4, false), std::invalid_argument);
+}
+
+TEST(GemmTileTraffic, RereadsWithoutL2) {
+  ridgeline::TileConfig tile;
+  tile.bm = 128;
+  tile.bn = 128;
+  tile.bk = 32;
+  const auto d = rl::gemm_tile_traffic_detail(1024, 1024, 1024, 4, false, tile, 0.0);
+  EXPECT_DOUBLE_EQ(d.a_reads, 8.0);  // ceil(1024 / 128)
+  EXPECT_DOUBLE_EQ(d.b_reads, 8.0);
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_DOUBLE_EQ(d.l2_bytes, (8 * 4 + 8 * 4 + 4) * mib);  // A 4 MiB x 8, B 4 MiB x 8, C 4 MiB
+  EXPECT_DOUBLE_EQ(d.dram_bytes, d.l2_bytes);               // nothing reused
+  EXPECT_DOUBLE_EQ(d.l2_reuse, 0.0);
+}
+
+TEST(GemmTileTraffic, CeilOnRaggedShapesAndL2Reuse) {
+  ridgeline::TileConfig tile;
+  tile.bm = 64;
+  tile.bn = 128;
+  tile.bk = 32;
+  const double mib = 1024.0 * 1024.0;
+  const auto ragged = rl::gemm_tile_traffic_detail(1000, 1000, 512, 2, true, tile, 0.0);
+  EXPECT_DOUBLE_EQ(ragged.a_reads, 8.0);   // ceil(1000 / 128)
+  EXPECT_DOUBLE_EQ(ragged.b_reads, 16.0);  // ceil(1000 / 64)
+
+  tile.bm = tile.bn = 128;
+  // A + B are 8 MiB: a 1 GiB L2 holds them and traffic is the ideal one.
+  const auto big = rl::gemm_tile_traffic(1024, 1024, 1024, 4, false, tile, 1024 * mib);
+  EXPECT_DOUBLE_EQ(big.bytes, rl::gemm_ideal(1024, 1024, 1024, 4, false).bytes);
+  // A 4 MiB L2 holds half: half of the 56 MiB of re-reads still come from DRAM.
+  const auto half = rl::gemm_tile_traffic_detail(1024, 1024, 1024, 4, false, tile, 4 * mib);
+  EXPECT_DOUBLE_EQ(half.l2_reuse, 0.5);
+  EXPECT_DOUBLE_EQ(half.dram_bytes, (12 + 28) * mib);
+}
+
+TEST(Gemv, Fp16IsAboutOneFlopPerByteAndBatchingScales) {
+  const auto one = rl::gemv_ideal(8192, 8192, 2, false, 1);
+  EXPECT_NEAR(one.intensity(), 1.0, 0.001);  // 2 / s_A with s_A = 2
+  const auto fp32 = rl::gemv_ideal(8192, 8192, 4, false, 1);
+  EXPECT_NEAR(fp32.intensity(), 0.5, 0.001);
+  const auto eight = rl::gemv_ideal(8192, 8192, 2, false, 8);
+  EXPECT_NEAR(eight.intensity() / one.intensity(), 8.0, 0.08);
+  EXPECT_DOUBLE_EQ(eight.flops, 8 * one.flops);
+  const auto with_beta = rl::gemv_ideal(8192, 8192, 2, true, 1);
+  EXPECT_DOUBLE_EQ(with_beta.bytes - one.bytes, 8192.0 * 2);
+}
+
+// ---- evaluate ---------------------------------------------------------------------------------------
+
+TEST(Evaluate, BoundsAndEfficiency) {
+  const auto s = teaching_device();
+  // Big FP32 GEMM: I = 2n/12 far above 50.
+  const auto gemm = rl::gemm_ideal(8192, 8192, 8192, 4, false);
+  auto p = rl::evaluate(s, DType::fp32, Unit::vector, gemm, -1);
+  EXPECT_EQ(p.bound, rl::Bound::compute);
+  EXPECT_DOUBLE_EQ(p.attainable_flops, 50e12);
+  EXPECT_DOUBLE_EQ(p.ridge, 50.0);
+  EXPECT_DOUBLE_EQ(p.efficiency, 0.0);  // nothing measured
+
+  // Measured at twice the ideal time: 50% efficiency.
+  const double ideal = gemm.flops / 50e12;
+  p = rl::evaluate(s, DType::fp32, Unit::vector, gemm, 2 * ideal);
+  EXPECT_NEAR(p.efficiency, 0.5, 1e-12);
+  EXPECT_NEAR(p.achieved_flops, 25e12, 1e3);
+
+  // A large GEMV sits on the memory slope.
+  const auto gemv = rl::gemv_ideal(16384, 16384, 4, false);
+  p = rl::evaluate(s, DType::fp32, Unit::vector, gemv, -1);
+  EXPECT_EQ(p.bound, rl::Bound::memory);
+  EXPECT_NEAR(p.attainable_flops, 1e12 * gemv.intensity(), 1.0);
+
+  // A tiny GEMM finishes in far less than a launch: the latency floor applies.
+  const auto tiny = rl::gemm_ideal(16, 16, 16, 4, false);
+  p = rl::evaluate(s, DType::fp32, Unit::vector, tiny, -1);
+  EXPECT_EQ(p.bound, rl::Bound::latency);
+  EXPECT_DOUBLE_EQ(p.min_seconds, 5e-6);
+  EXPECT_DOUBLE_EQ(p.attainable_flops, tiny.flops / 5e-6);
+  EXPECT_LT(p.attainable_flops, p.roof_flops);
+
+  // A measured launch overhead of zero removes the floor.
+  rl::EvalOptions opt;
+  opt.launch_overhead_s = 0;
+  EXPECT_EQ(rl::evaluate(s, DType::fp32, Unit::vector, tiny, -1, opt).bound, rl::Bound::memory);
+
+  EXPECT_THROW(rl::evaluate(s, DType::fp64, Unit::matrix, gemm, -1), std::invalid_argument);
+}
+
+// ---- compare ----------------------------------------------------------------------------------------
+
+TEST(Compare, TeachingDeviceTurnsComputeBound) {
+  const auto s = teaching_device();
+  // FP32 square GEMM: I = 2n / (3 * 4) >= 50 from n = 300; GEMV: 2k / 4 >= 50 from k = 100.
+  EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector), 300);
+  EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector, true), 400);
+  EXPECT_EQ(rl::gemv_compute_bound_batch(s, DType::fp32, Unit::vector), 100);
+  EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp64, Unit::vector), 0);
+}
+
+TEST(Compare, H200AgainstMi300x) {
+  const std::vector<DeviceSpec> specs = {find_device_spec("h200"), find_device_spec("mi300x")};
+  const auto rows = rl::compare(specs, {DType::fp64, DType::fp32, DType::fp16, DType::bf16});
+  ASSERT_EQ(rows.size(), 4u * 2u * 2u);
+  // Nesting: dtype, unit, device.
+  EXPECT_EQ(rows[0].device, "h200");
+  EXPECT_EQ(rows[1].device, "mi300x");
+  EXPECT_EQ(rows[0].dtype, DType::fp64);
+  EXPECT_EQ(rows[0].unit, Unit::vector);
+  EXPECT_EQ(rows[2].unit, Unit::matrix);
+
+  const auto& h200_fp64m = rows[2];
+  EXPECT_TRUE(h200_fp64m.available);
+  expect_within_percent(h200_fp64m.ridge, 67.0 / 4.8);
+  // I* = 13.958: n = ceil(13.958 * 8 * 3 / 2) = 168; k = ceil(13.958 * 8 / 2) = 56.
+  EXPECT_EQ(h200_fp64m.gemm_n, 168);
+  EXPECT_EQ(h200_fp64m.gemv_batch, 56);
+  const auto& mi_fp64m = rows[3];
+  EXPECT_EQ(mi_fp64m.gemm_n, 370);  // ceil(30.83 * 12)
+  EXPECT_EQ(mi_fp64m.gemv_batch, 124);
+
+  // The smallest n really is the smallest.
+  for (const auto& r : rows) {
+    if (!r.available) continue;
+    const int eb = ridgeline::dtype_bytes(r.dtype);
+    EXPECT_GE(rl::gemm_ideal(r.gemm_n, r.gemm_n, r.gemm_n, eb, false).intensity(), r.ridge * (1 - 1e-12));
+    EXPECT_LT(rl::gemm_ideal(r.gemm_n - 1, r.gemm_n - 1, r.gemm_n - 1, eb, false).intensity(), r.ridge);
+    EXPECT_LT(2.0 * (r.gemv_batch - 1) / eb, r.ridge);
+  }
+
+  // H200 has no FP32 matrix unit; MI300X does.
+  const auto fp32_matrix_h200 = rows[6];
+  EXPECT_EQ(fp32_matrix_h200.dtype, DType::fp32);
+  EXPECT_EQ(fp32_matrix_h200.unit, Unit::matrix);
+  EXPECT_FALSE(fp32_matrix_h200.available);
+  EXPECT_EQ(fp32_matrix_h200.gemm_n, 0);
+  EXPECT_TRUE(rows[7].available);
+}
+
+// ---- plot -------------------------------------------------------------------------------------------
+
+TEST(RooflinePlot, DataAndScriptCarryRoofsRidgesAndPoints) {
+  const std::vector<DeviceSpec> specs = {find_device_spec("h200"), find_device_spec("mi300x")};
+  const std::vector<ridgeline::RoofSelection> roofs = {{DType::fp64, Unit::matrix},
+                                                       {DType::fp16, Unit::matrix}};
+  const std::vector<ridgeline::MeasuredPoint> pts = {{"dgemm 8192", 600.0, 50000.0}};
+  const std::string data = ridgeline::roofline_plot_data(specs, roofs, pts);
+  EXPECT_NE(data.find("# h200 fp64 matrix"), std::string::npos);
+  EXPECT_NE(data.find("# mi300x fp16 matrix"), std::string::npos);
+  EXPECT_NE(data.find("\"dgemm 8192\""), std::string::npos);
+  EXPECT_NE(data.find("I*=13.96"), std::string::npos);
+  const std::string script = ridgeline::roofline_plot_script(specs, roofs, pts, "r.dat", "r.svg");
+  EXPECT_NE(script.find("set logscale xy"), std::string::npos);
+  EXPECT_NE(script.find("set terminal svg"), std::string::npos);
+  EXPECT_NE(script.find("'measured'"), std::string::npos);
+  EXPECT_THROW(ridgeline::roofline_plot_script(specs, roofs, pts, "r.dat", "r.bmp"), std::invalid_argument);
+  EXPECT_THROW(ridgeline::roofline_plot_data(specs, {{DType::tf32, Unit::vector}}, {}),
+               std::invalid_argument);
+}
+
+TEST(RooflinePlot, GnuplotWritesTheSvg) {
+  const auto dir = fresh_dir("plot");
+  const std::string out = (dir / "roofline.svg").string();
+  const std::vector<DeviceSpec> specs = {find_device_spec("h200"), find_device_spec("mi300x")};
+  const auto files = ridgeline::write_roofline_plot(
+      specs, {{DType::fp64, Unit::vector}, {DType::fp64, Unit::matrix}, {DType::bf16, Unit::matrix}},
+      {{"measured gemm", 300.0, 400000.0}}, out);
+  std::ifstream svg(files.output);
+  ASSERT_TRUE(svg.good());
+  std::stringstream ss;
+  ss << svg.rdbuf();
+  EXPECT_NE(ss.str().find("<svg"), std::string::npos);
+  EXPECT_NE(ss.str().find("measured gemm"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(files.script));
+  EXPECT_TRUE(std::filesystem::exists(files.data));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RooflinePlot, MissingGnuplotIsAClearError) {
+  const auto dir = fresh_dir("plot_missing");
+  ridgeline::PlotOptions opt;
+  opt.gnuplot = "/nonexistent/gnuplot";
+  try {
+    ridgeline::write_roofline_plot({find_device_spec("h200")}, {{DType::fp64, Unit::matrix}}, {},
+                                   (dir / "r.svg").string(), opt);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not found"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
