@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Configures and builds Ridgeline for one backend, after making sure its dependencies exist.
+#
+#   scripts/build.sh host   [cmake args...]   OpenMP + Serial, into build/host
+#   scripts/build.sh cuda   [cmake args...]   Kokkos::Cuda (CUDA 11.8, sm_90), into build/cuda
+#   scripts/build.sh hip    [cmake args...]   Kokkos HIP (gfx90a, compile-only), into build/hip
+#
+# RIDGELINE_TARGETS (space-separated) limits what is built; default: everything.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+deps=${RIDGELINE_DEPS:-$root/.deps}
+jobs=${RIDGELINE_JOBS:-$(nproc)}
+mode=${1:-host}
+shift || true
+
+"$root/scripts/bootstrap.sh" "$mode"
+
+mkdir -p "$root/build"
+bdir=$root/build/$mode
+prefix=$deps/install/$mode
+args=(-DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix"
+  -DCMAKE_INSTALL_PREFIX="$root/build/$mode-install")
+case $mode in
+  host) ;;
+  cuda)
+    # Same toolchain rules as the bootstrap: CUDA 11.8 first on PATH, g++-11 as host compiler,
+    # and the sm_80 -> sm_90 wrapper as the C++ compiler.
+    export PATH=/usr/lib/nvidia-cuda-toolkit/bin:/usr/bin:/bin:$PATH
+    export CUDA_ROOT=/usr/lib/nvidia-cuda-toolkit NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+    args+=(-DCMAKE_CXX_COMPILER="$deps/bin/nvcc_sm90" -DCMAKE_CXX_FLAGS=-arch=sm_80
+      -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc -DCUDAToolkit_INCLUDE_DIR=/usr/include)
+    ;;
+  hip)
+    export HIP_PLATFORM=amd ROCM_PATH=/usr
+    args+=(-DCMAKE_CXX_COMPILER="$deps/bin/hipcc_gfx90a")
+    ;;
+  *)
+    echo "usage: scripts/build.sh host|cuda|hip [cmake args...]" >&2
+    exit 2
+    ;;
+esac
+
+cmake -S "$root" -B "$bdir" "${args[@]}" "$@" >"$root/build/$mode-configure.log" 2>&1 ||
+  { tail -n 40 "$root/build/$mode-configure.log"; exit 1; }
+if [ -n "${RIDGELINE_TARGETS:-}" ]; then
+  # shellcheck disable=SC2086
+  cmake --build "$bdir" -j "$jobs" --target $RIDGELINE_TARGETS
+else
+  cmake --build "$bdir" -j "$jobs"
+fi

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The test command: everything CI checks, from a fresh Debian 12 machine.
+#   1. host build (OpenMP + Serial): the GoogleTest suite through ctest
+#   2. install, then build and run examples/ against the installed package
+#   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed)
+#   4. Kokkos 5.2 compile gate (scripts/check_kokkos5.sh)
+# RIDGELINE_TEST_STEPS selects steps, e.g. RIDGELINE_TEST_STEPS="host example" for a quick run.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+steps=${RIDGELINE_TEST_STEPS:-host example cuda kokkos5}
+has() { [[ " $steps " == *" $1 "* ]]; }
+say() { printf '\n==== %s\n' "$*"; }
+
+if has host || has example; then
+  say "host build"
+  "$root/scripts/build.sh" host
+fi
+if has host; then
+  say "host tests"
+  (cd "$root/build/host" && OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} ctest --output-on-failure -j 1)
+fi
+if has example; then
+  say "install + example against the installed package"
+  cmake --install "$root/build/host" >/dev/null
+  cmake -S "$root/examples" -B "$root/build/example" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$root/build/host-install;$root/.deps/install/host" >/dev/null
+  cmake --build "$root/build/example" -j 2
+  "$root/build/example/gemm_example"
+fi
+if has cuda; then
+  say "CUDA backend: compile and link only"
+  "$root/scripts/build.sh" cuda
+fi
+if has kokkos5; then
+  say "Kokkos 5.2 compile gate"
+  "$root/scripts/check_kokkos5.sh" | tail -n 3
+fi
+say "all test steps passed: $steps"
