@@ -230,3 +230,60 @@ TEST(Gemm, RerunIsBitIdentical) {
 
 }  // namespace
 }  // namespace ridgeline::test
+
+namespace ridgeline::test {
+namespace {
+
+// ---- the macro-kernel under other backends' tile shapes ---------------------------------------
+// Each backend runs only its own table, so the host never sees register staging (stages == 2) or
+// split fragments, and a GPU never sees the scratch accumulator. These small configurations run
+// every such path of the team kernel on whatever backend this binary targets.
+template <int kTeam, int kStages, int kFm>
+struct SmallTiles {
+  static constexpr int bm = 16, bn = 8, bk = 4;
+  static constexpr int tm = 4, tn = 4, fm = kFm, fn = kFm;
+  static constexpr int pad_a = 2, pad_b = 2;
+  static constexpr int team_size = kTeam, vector_length = 1, stages = kStages, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 2;
+};
+
+template <class Cfg, bool kAFastM, bool kBFastN>
+void run_small_tiles(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  using Kernel =
+      detail::GemmTeamTiled<Exec, Cfg, double, double, detail::PortableMicroKernel<Cfg, double, double>, kAFastM, kBFastN>;
+  typename Kernel::policy_type probe(Exec(), 1, 1);
+  if (probe.team_size_max(Kernel{}, Kokkos::ParallelForTag()) < Cfg::team_size) {
+    GTEST_SKIP() << "backend teams are smaller than " << Cfg::team_size;
+  }
+  auto A = make_matrix<double, Kokkos::LayoutStride>("A", ta == 'T' ? k : m, ta == 'T' ? m : k);
+  auto B = make_matrix<double, Kokkos::LayoutLeft>("B", tb == 'T' ? n : k, tb == 'T' ? k : n);
+  auto C = make_matrix<double, Kokkos::LayoutRight>("C", m, n);
+  fill_random(A, 71), fill_random(B, 72), fill_random(C, 73);
+  const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
+  const auto a = detail::strided_op(A, ta == 'T' ? detail::Trans::T : detail::Trans::N);
+  const auto b = detail::strided_op(B, tb == 'T' ? detail::Trans::T : detail::Trans::N);
+  detail::launch_gemm<Kernel>(Exec(), detail::Strided2D<const double>{a.data, a.rows, a.cols, a.rs, a.cs},
+                              detail::Strided2D<const double>{b.data, b.rows, b.cols, b.rs, b.cs},
+                              detail::strided_op(C, detail::Trans::N), 0.7, -0.4);
+  Kokkos::fence();
+  const auto want = reference_gemm(transpose_if(hA, ta == 'T'), transpose_if(hB, tb == 'T'), hC0, 0.7, -0.4,
+                                   std::numeric_limits<double>::epsilon());
+  EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << m << "x" << n << "x" << k;
+}
+
+template <class Cfg>
+void run_small_tiles_all() {
+  // 37x21x19: tails in M, N and K for a 16x8x4 tile; both contiguity choices for each operand.
+  run_small_tiles<Cfg, true, false>('N', 'N', 37, 21, 19);
+  run_small_tiles<Cfg, false, true>('T', 'T', 37, 21, 19);
+  run_small_tiles<Cfg, true, true>('N', 'T', 37, 21, 19);
+  run_small_tiles<Cfg, false, false>('T', 'N', 37, 21, 19);
+}
+
+TEST(GemmTeamKernel, OneThreadTwoStagesSplitFragments) { run_small_tiles_all<SmallTiles<1, 2, 2>>(); }
+TEST(GemmTeamKernel, OneThreadOneStage) { run_small_tiles_all<SmallTiles<1, 1, 4>>(); }
+TEST(GemmTeamKernel, RegisterAccumulatorTwoStages) { run_small_tiles_all<SmallTiles<8, 2, 2>>(); }
+TEST(GemmTeamKernel, TwoMicroTilesPerThreadTwoStages) { run_small_tiles_all<SmallTiles<4, 2, 4>>(); }
+
+}  // namespace
+}  // namespace ridgeline::test

@@ -102,7 +102,7 @@ std::string describe_gemm_cfg() {
 template <class Kernel, class ExecSpace, class T, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                  const Strided2D<T>& c, Acc alpha, Acc beta) {
-  using Cfg = GemmCfg<ExecSpace, T>;
+  using Cfg = typename Kernel::config;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm;
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
   require_int_range(tiles_m * tiles_n, "number of C tiles", "gemm");

@@ -33,6 +33,7 @@ struct GemmTeamTiled {
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
+  using config = Cfg;
 
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
   static constexpr int LDA = BM + Cfg::pad_a, LDB = BN + Cfg::pad_b;
@@ -91,18 +92,48 @@ struct GemmTeamTiled {
     }
   }
 
-  // stages == 2: fetch this thread's share of a K step into registers, then commit it to scratch.
-  KOKKOS_FORCEINLINE_FUNCTION void fetch(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0, T (&ra)[kLoadA],
-                                         T (&rb)[kLoadB]) const {
+  // stages == 2: this thread's share of every K step sits at fixed offsets from the step's origin,
+  // and whether its row of op(A) (column of op(B)) exists does not change along K. Both are worked
+  // out once per tile, so a K step costs one add and one load per element, plus a K-tail test
+  // only on the last step.
+  struct LoadPlan {
+    std::int64_t a_off[kLoadA], b_off[kLoadB];
+    bool a_in[kLoadA], b_in[kLoadB];
+  };
+
+  KOKKOS_FORCEINLINE_FUNCTION LoadPlan plan(int t, std::int64_t m0, std::int64_t n0) const {
+    LoadPlan p;
     RIDGELINE_UNROLL
     for (int r = 0; r < kLoadA; ++r) {
       const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
-      ra[r] = a_at(m0 + a_m(f, s), k0 + a_k(f, s));
+      const std::int64_t m = m0 + a_m(f, s);
+      p.a_in[r] = m < a.rows;
+      p.a_off[r] = m * a.rs + a_k(f, s) * a.cs;
     }
     RIDGELINE_UNROLL
     for (int r = 0; r < kLoadB; ++r) {
       const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
-      rb[r] = b_at(k0 + b_k(f, s), n0 + b_n(f, s));
+      const std::int64_t n = n0 + b_n(f, s);
+      p.b_in[r] = n < b.cols;
+      p.b_off[r] = b_k(f, s) * b.rs + n * b.cs;
+    }
+    return p;
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void fetch(int t, const LoadPlan& p, std::int64_t k0, T (&ra)[kLoadA],
+                                         T (&rb)[kLoadB]) const {
+    const T* pa = a.data + k0 * a.cs;
+    const T* pb = b.data + k0 * b.rs;
+    const bool k_full = k0 + BK <= a.cols;
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kLoadA; ++r) {
+      const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
+      ra[r] = (p.a_in[r] && (k_full || k0 + a_k(f, s) < a.cols)) ? pa[p.a_off[r]] : T(0);
+    }
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kLoadB; ++r) {
+      const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
+      rb[r] = (p.b_in[r] && (k_full || k0 + b_k(f, s) < b.rows)) ? pb[p.b_off[r]] : T(0);
     }
   }
   KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As, T* Bs) const {
@@ -125,14 +156,15 @@ struct GemmTeamTiled {
     const int t = team.team_rank();
     const int nk = static_cast<int>((a.cols + BK - 1) / BK);
     if constexpr (kStages == 2) {
+      const LoadPlan lp = plan(t, m0, n0);
       T ra[kLoadA], rb[kLoadB];
-      fetch(t, m0, n0, 0, ra, rb);
+      fetch(t, lp, 0, ra, rb);
       commit(t, ra, rb, As, Bs);
       team.team_barrier();
       for (int kt = 0; kt < nk; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < nk;
-        if (more) fetch(t, m0, n0, std::int64_t(kt + 1) * BK, ra, rb);
+        if (more) fetch(t, lp, std::int64_t(kt + 1) * BK, ra, rb);
         body(As + cur * BK * LDA, Bs + cur * BK * LDB, kt);
         if (more) commit(t, ra, rb, As + (cur ^ 1) * BK * LDA, Bs + (cur ^ 1) * BK * LDB);
         team.team_barrier();
