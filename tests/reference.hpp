@@ -64,10 +64,25 @@ Kokkos::View<T*, Layout, Mem> make_vector(const std::string& label, std::int64_t
   }
 }
 
+// Kokkos copies between memory spaces only when both views are contiguous, and between layouts
+// only within one space; a strided device view therefore goes to and from the host through a
+// contiguous LayoutLeft copy in its own memory space.
+template <class V>
+auto contiguous_like(const V& v) {
+  using T = typename V::non_const_value_type;
+  using Space = typename V::memory_space;
+  if constexpr (ridgeline::detail::compat::view_rank<V>() == 2) {
+    return Kokkos::View<T**, Kokkos::LayoutLeft, Space>("contiguous", v.extent(0), v.extent(1));
+  } else {
+    return Kokkos::View<T*, Kokkos::LayoutLeft, Space>("contiguous", v.extent(0));
+  }
+}
+
 // Uniform in [-1, 1), never zero-filled; each operand gets its own fixed seed.
 template <class V>
 void fill_random(const V& v, std::uint64_t seed) {
-  auto h = Kokkos::create_mirror_view(v);
+  auto c = contiguous_like(v);
+  auto h = Kokkos::create_mirror_view(c);
   std::mt19937_64 gen(seed);
   std::uniform_real_distribution<double> d(-1.0, 1.0);
   using T = typename V::non_const_value_type;
@@ -77,7 +92,8 @@ void fill_random(const V& v, std::uint64_t seed) {
   } else {
     for (std::size_t i = 0; i < v.extent(0); ++i) h(i) = static_cast<T>(d(gen));
   }
-  Kokkos::deep_copy(v, h);
+  Kokkos::deep_copy(c, h);
+  Kokkos::deep_copy(v, c);
 }
 
 template <class V>
@@ -92,8 +108,10 @@ T poison() {
 
 template <class V>
 HostMatrix to_host(const V& v) {
-  auto h = Kokkos::create_mirror_view(v);
-  Kokkos::deep_copy(h, v);
+  auto c = contiguous_like(v);
+  Kokkos::deep_copy(c, v);
+  auto h = Kokkos::create_mirror_view(c);
+  Kokkos::deep_copy(h, c);
   HostMatrix m;
   if constexpr (ridgeline::detail::compat::view_rank<V>() == 2) {
     m.rows = v.extent(0), m.cols = v.extent(1);

@@ -168,3 +168,62 @@ TEST(Gemv, RerunIsBitIdentical) {
 
 }  // namespace
 }  // namespace ridgeline::test
+
+namespace ridgeline::test {
+namespace {
+
+// ---- the GEMV kernels with packets, on any backend --------------------------------------------
+// The host table uses no packets and a GPU table uses nothing else on aligned data, so these small
+// configurations run the packet paths (and their row tails) wherever this binary runs.
+template <int kTeam, int kVector>
+struct PacketTiles {
+  static constexpr int team_size = kTeam, vector_length = kVector, rows = 16, unroll = 2, vec = 4;
+  static constexpr int scratch_level = 0;
+};
+
+template <bool kRows, int kTeam = 1>
+void run_packets(std::int64_t rows) {
+  using Cfg = PacketTiles<kTeam, 1>;
+  // 304 x 203 LayoutLeft storage: every column starts on a 4-element boundary; using `rows` < 304
+  // of its rows leaves a partial packet at the bottom.
+  Kokkos::View<double**, Kokkos::LayoutLeft, Mem> store("A", 304, 203);
+  Kokkos::View<double*, Mem> x("x", 304), y("y", 304);
+  fill_random(store, 61), fill_random(x, 62), fill_random(y, 63);
+  auto A = Kokkos::subview(store, std::make_pair<std::int64_t>(0, rows), Kokkos::ALL);
+  const bool t = !kRows;  // the dot kernel runs op(A) = A^T, whose columns are contiguous
+  auto xs = Kokkos::subview(x, std::make_pair<std::int64_t>(0, t ? rows : 203));
+  auto ys = Kokkos::subview(y, std::make_pair<std::int64_t>(0, t ? 203 : rows));
+  const HostMatrix hA = to_host(A), hx = to_host(xs), hy0 = to_host(ys);
+  const auto a = detail::strided_op(A, t ? detail::Trans::T : detail::Trans::N);
+  const detail::Strided2D<const double> ac{a.data, a.rows, a.cols, a.rs, a.cs};
+  const auto xv = detail::strided_vec(xs);
+  const detail::Strided1D<const double> xc{xv.data, xv.n, xv.s};
+  if constexpr (kRows) {
+    using K = detail::GemvRows<Exec, Cfg, double, double, true, true>;
+    typename K::policy_type probe(Exec(), 1, 1);
+    if (probe.team_size_max(K{}, Kokkos::ParallelForTag()) < Cfg::team_size) GTEST_SKIP() << "small teams";
+    detail::launch_gemv<K, Cfg>(Exec(), ac, xc, detail::strided_vec(ys), 0.5, 0.25);
+  } else {
+    using K = detail::GemvDot<Exec, Cfg, double, double, true, true>;
+    detail::launch_gemv<K, Cfg>(Exec(), ac, xc, detail::strided_vec(ys), 0.5, 0.25);
+  }
+  Kokkos::fence();
+  const auto want = reference_gemm(transpose_if(hA, t), hx, hy0, 0.5, 0.25, std::numeric_limits<double>::epsilon());
+  EXPECT_TRUE(matches(to_host(ys), want)) << (kRows ? "rows" : "dot") << " kernel, " << rows << " rows";
+}
+
+TEST(GemvKernels, RowsWithPackets) {
+  run_packets<true>(304);
+  run_packets<true>(301);
+}
+TEST(GemvKernels, RowsWithPacketsAndColumnGroups) {
+  run_packets<true, 8>(304);  // 4 threads along rows, 2 column groups reduced in scratch
+  run_packets<true, 8>(301);
+}
+TEST(GemvKernels, DotWithPackets) {
+  run_packets<false>(304);
+  run_packets<false>(297);
+}
+
+}  // namespace
+}  // namespace ridgeline::test

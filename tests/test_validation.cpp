@@ -130,8 +130,9 @@ TEST(Validation, InaccessibleMemorySpace) {
   } else {
     Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> A("A", 4, 4), B("B", 4, 4), C("C", 4, 4);
     Kokkos::View<double*, Kokkos::HostSpace> x("x", 4), y("y", 4);
-    expect_invalid([&] { ridgeline::gemm(Exec(), "N", "N", 1.0, A, B, 0.0, C); }, {"A (4x4)", "HostSpace"});
-    expect_invalid([&] { ridgeline::gemv(Exec(), "N", 1.0, A, x, 0.0, y); }, {"A (4x4)", "HostSpace"});
+    expect_invalid([&] { ridgeline::gemm(Exec(), "N", "N", 1.0, A, B, 0.0, C); }, {"A (4x4)", Kokkos::HostSpace::name(), Exec::name()});
+    expect_invalid([&] { ridgeline::gemv(Exec(), "N", 1.0, A, x, 0.0, y); },
+                   {"A (4x4)", Kokkos::HostSpace::name(), Exec::name()});
   }
 }
 

@@ -1,29 +1,61 @@
 #pragma once
-// CUDA fragment loads for the portable micro-kernel: a 16-byte fragment in scratch becomes one
-// LDS.128 instead of four LDS.32, which is what keeps the fp32 8x8 micro-tile off the shared-memory
-// bandwidth limit. Fragments are 16-byte aligned by construction (scratch_align, padded leading
-// dimensions that are multiples of the fragment width).
+// CUDA scratch access for the portable micro-kernel.
+//
+// Kokkos hands team scratch out as a generic pointer, so plain C++ accesses compile to generic
+// LD.E/ST.E, which pay an address-space check and cannot issue as shared-memory instructions.
+// These hooks convert the pointer to a shared-window address once and use ld.shared/st.shared
+// directly; a 16-byte fragment is one LDS.128, which keeps the fp32 8x8 micro-tile off the
+// shared-memory issue limit. Fragments are 16-byte aligned by construction (scratch_align, and
+// leading dimensions padded to a multiple of the fragment width).
+// The asm is volatile so that no load or store moves across the team barriers around it; ptxas
+// still schedules the arithmetic around them.
 #include <Kokkos_Core.hpp>
 
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::cuda {
 
-struct VectorFragmentLoad {
+struct SharedScratchAccess {
   template <int W, class T, class Acc>
   KOKKOS_FORCEINLINE_FUNCTION static void load(const T* p, Acc* out) {
 #if defined(__CUDA_ARCH__)
-    if constexpr (W * sizeof(T) == 16 && sizeof(T) == 4) {
-      const float4 v = *reinterpret_cast<const float4*>(p);
-      out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (sizeof(T) == 4 && W % 4 == 0) {
+      RIDGELINE_UNROLL
+      for (int e = 0; e < W; e += 4) {
+        float x, y, z, w;
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                     : "r"(s + 4u * e));
+        out[e] = x, out[e + 1] = y, out[e + 2] = z, out[e + 3] = w;
+      }
       return;
-    } else if constexpr (W * sizeof(T) == 16 && sizeof(T) == 8) {
-      const double2 v = *reinterpret_cast<const double2*>(p);
-      out[0] = v.x, out[1] = v.y;
+    } else if constexpr (sizeof(T) == 8 && W % 2 == 0) {
+      RIDGELINE_UNROLL
+      for (int e = 0; e < W; e += 2) {
+        double x, y;
+        asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(x), "=d"(y) : "r"(s + 8u * e));
+        out[e] = x, out[e + 1] = y;
+      }
       return;
     }
 #endif
-    detail::ScalarFragmentLoad::template load<W>(p, out);
+    detail::PlainScratchAccess::template load<W>(p, out);
+  }
+
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void store(T* p, T v) {
+#if defined(__CUDA_ARCH__)
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (sizeof(T) == 4) {
+      asm volatile("st.shared.f32 [%0], %1;" ::"r"(s), "f"(v) : "memory");
+      return;
+    } else if constexpr (sizeof(T) == 8) {
+      asm volatile("st.shared.f64 [%0], %1;" ::"r"(s), "d"(v) : "memory");
+      return;
+    }
+#endif
+    detail::PlainScratchAccess::store(p, v);
   }
 };
 

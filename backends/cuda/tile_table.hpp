@@ -28,14 +28,19 @@ struct GemmTilesFp64 {
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
-// GEMV "rows": a warp reads 32 consecutive rows of a column (128 B); 16 warps split the columns,
-// 8 columns in flight per thread.
+// GEMV "rows": 16-byte packets down a column, 64 rows per team, so a column chunk is 256 B read by
+// 16 (fp32) or 32 (fp64) threads; the rest of the 512 threads split the columns, 8 columns in
+// flight each. 64-row teams keep 128+ teams busy down to 8192 rows.
+template <class T>
 struct GemvRowsTiles {
-  static constexpr int team_size = 512, vector_length = 1, rows = 32, unroll = 8, scratch_level = 0;
+  static constexpr int team_size = 512, vector_length = 1, rows = 64, unroll = 8, vec = 16 / sizeof(T);
+  static constexpr int scratch_level = 0;
 };
-// GEMV "dot": one warp per output, 4 coalesced loads in flight per lane.
+// GEMV "dot": one warp per output, 16-byte packets, 4 in flight per lane (2 KB per warp in fp32).
+template <class T>
 struct GemvDotTiles {
-  static constexpr int team_size = 8, vector_length = 32, rows = 16, unroll = 4, scratch_level = 0;
+  static constexpr int team_size = 8, vector_length = 32, rows = 16, unroll = 4, vec = 16 / sizeof(T);
+  static constexpr int scratch_level = 0;
 };
 
 struct Tiles {
@@ -43,12 +48,12 @@ struct Tiles {
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   template <class Cfg, class T, class Acc>
-  using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, VectorFragmentLoad>;
-  static constexpr const char* micro_kernel_name = "simt-vec16";
+  using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
+  static constexpr const char* micro_kernel_name = "simt-lds128";
   template <class T>
-  using gemv_rows = GemvRowsTiles;
+  using gemv_rows = GemvRowsTiles<T>;
   template <class T>
-  using gemv_dot = GemvDotTiles;
+  using gemv_dot = GemvDotTiles<T>;
 };
 
 }  // namespace ridgeline::backends::cuda

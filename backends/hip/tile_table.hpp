@@ -21,11 +21,15 @@ struct GemmTilesFp64 {
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
+template <class T>
 struct GemvRowsTiles {
-  static constexpr int team_size = 512, vector_length = 1, rows = 64, unroll = 8, scratch_level = 0;
+  static constexpr int team_size = 512, vector_length = 1, rows = 128, unroll = 8, vec = 16 / sizeof(T);
+  static constexpr int scratch_level = 0;
 };
+template <class T>
 struct GemvDotTiles {
-  static constexpr int team_size = 4, vector_length = 64, rows = 16, unroll = 4, scratch_level = 0;
+  static constexpr int team_size = 4, vector_length = 64, rows = 16, unroll = 4, vec = 16 / sizeof(T);
+  static constexpr int scratch_level = 0;
 };
 
 struct Tiles {
@@ -36,9 +40,9 @@ struct Tiles {
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
   static constexpr const char* micro_kernel_name = "portable";
   template <class T>
-  using gemv_rows = GemvRowsTiles;
+  using gemv_rows = GemvRowsTiles<T>;
   template <class T>
-  using gemv_dot = GemvDotTiles;
+  using gemv_dot = GemvDotTiles<T>;
 };
 
 }  // namespace ridgeline::backends::hip

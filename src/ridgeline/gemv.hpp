@@ -77,6 +77,7 @@ GemvConfig gemv_config(bool rows_contiguous = true) {
     g.vector_length = Cfg::vector_length;
     g.rows_per_team = Cfg::rows;
     g.unroll = Cfg::unroll;
+    g.vec = Cfg::vec;
     g.scratch_level = Cfg::scratch_level;
     g.kernel = kernel;
   };

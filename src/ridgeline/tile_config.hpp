@@ -26,6 +26,7 @@ struct GemvConfig {
   int vector_length = 0;
   int rows_per_team = 0;
   int unroll = 0;
+  int vec = 0;  // elements per packet along the contiguous index (when alignment allows)
   int scratch_level = 0;
   std::string kernel;  // "rows" (output index contiguous) or "dot" (reduction index contiguous)
 };

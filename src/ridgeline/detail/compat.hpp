@@ -39,3 +39,11 @@ using HipSpace = Kokkos::Experimental::HIP;
 #else
 #define RIDGELINE_UNROLL
 #endif
+
+// Unrolled on GPUs only: the K step of a host tile is hundreds deep, and fully unrolling it only
+// grows code there.
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define RIDGELINE_UNROLL_DEVICE _Pragma("unroll")
+#else
+#define RIDGELINE_UNROLL_DEVICE
+#endif

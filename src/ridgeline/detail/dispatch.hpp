@@ -147,6 +147,11 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   Kokkos::parallel_for("ridgeline::gemv", policy, f);
 }
 
+template <class T>
+bool aligned_to(const T* p, int elems) {
+  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
+}
+
 // y = alpha * op(A) * x + beta * y with op(A) already applied as strides; rows, cols > 0.
 template <class ExecSpace, class T>
 void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
@@ -156,17 +161,26 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
   if (rows_contiguous(a)) {
     using Cfg = typename Be::template gemv_rows<T>;
-    if (a.rs == 1) {
-      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true>, Cfg>(exec, a, x, y, al, be);
+    // Packets run down a column: every column must start on a packet boundary.
+    const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
+    if (vec) {
+      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, true>, Cfg>(exec, a, x, y, al, be);
+    } else if (a.rs == 1) {
+      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, false>, Cfg>(exec, a, x, y, al, be);
     } else {
-      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, false>, Cfg>(exec, a, x, y, al, be);
+      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, false, false>, Cfg>(exec, a, x, y, al, be);
     }
   } else {
     using Cfg = typename Be::template gemv_dot<T>;
-    if (a.cs == 1) {
-      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true>, Cfg>(exec, a, x, y, al, be);
+    // Packets run along a row and along x: both must start on packet boundaries.
+    const bool vec = Cfg::vec > 1 && a.cs == 1 && a.rs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec) &&
+                     x.s == 1 && aligned_to(x.data, Cfg::vec);
+    if (vec) {
+      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, true>, Cfg>(exec, a, x, y, al, be);
+    } else if (a.cs == 1) {
+      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, false>, Cfg>(exec, a, x, y, al, be);
     } else {
-      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, false>, Cfg>(exec, a, x, y, al, be);
+      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, false, false>, Cfg>(exec, a, x, y, al, be);
     }
   }
 }

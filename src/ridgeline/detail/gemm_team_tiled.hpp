@@ -84,11 +84,11 @@ struct GemmTeamTiled {
                                          T* Bs) const {
     for (int e = t; e < BM * BK; e += kThreads) {
       const int f = e % kAF, s = e / kAF;
-      As[a_k(f, s) * LDA + a_m(f, s)] = a_at(m0 + a_m(f, s), k0 + a_k(f, s));
+      MK::store_scratch(As + a_k(f, s) * LDA + a_m(f, s), a_at(m0 + a_m(f, s), k0 + a_k(f, s)));
     }
     for (int e = t; e < BK * BN; e += kThreads) {
       const int f = e % kBF, s = e / kBF;
-      Bs[b_k(f, s) * LDB + b_n(f, s)] = b_at(k0 + b_k(f, s), n0 + b_n(f, s));
+      MK::store_scratch(Bs + b_k(f, s) * LDB + b_n(f, s), b_at(k0 + b_k(f, s), n0 + b_n(f, s)));
     }
   }
 
@@ -140,12 +140,12 @@ struct GemmTeamTiled {
     RIDGELINE_UNROLL
     for (int r = 0; r < kLoadA; ++r) {
       const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
-      As[a_k(f, s) * LDA + a_m(f, s)] = ra[r];
+      MK::store_scratch(As + a_k(f, s) * LDA + a_m(f, s), ra[r]);
     }
     RIDGELINE_UNROLL
     for (int r = 0; r < kLoadB; ++r) {
       const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
-      Bs[b_k(f, s) * LDB + b_n(f, s)] = rb[r];
+      MK::store_scratch(Bs + b_k(f, s) * LDB + b_n(f, s), rb[r]);
     }
   }
 

@@ -17,38 +17,74 @@
 
 namespace ridgeline::detail {
 
-template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit>
+// A W-element packet aligned to its size: one 16-byte load on GPUs when W * sizeof(T) == 16.
+template <int W, class T>
+struct alignas(W * sizeof(T)) Packet {
+  T v[W];
+};
+
+template <int W, class T>
+KOKKOS_FORCEINLINE_FUNCTION Packet<W, T> load_packet(const T* p) {
+  return *reinterpret_cast<const Packet<W, T>*>(p);
+}
+
+// kVec: the dispatcher proved that packets of Cfg::vec elements along the contiguous index are
+// aligned (base, leading stride); otherwise every access is a scalar.
+template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
 struct GemvRows {
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, 1>>;
   using member_type = typename policy_type::member_type;
   static_assert(Cfg::vector_length == 1, "GemvRows uses team threads only");
+  static_assert(!kVec || kUnit, "packets need unit stride");
   static constexpr int kThreads = Cfg::team_size;
   static constexpr int BR = Cfg::rows;
-  static constexpr int kLanes = BR < kThreads ? BR : kThreads;  // threads along rows
-  static constexpr int kRowsPerThread = BR / kLanes;
+  static constexpr int VW = kVec ? Cfg::vec : 1;                  // rows per packet
+  static constexpr int kLanes = BR / VW < kThreads ? BR / VW : kThreads;  // threads along rows
+  static constexpr int kPacketsPerThread = BR / (kLanes * VW);
   static constexpr int kGroups = kThreads / kLanes;  // thread groups splitting the columns
   static constexpr int U = Cfg::unroll;
-  static_assert(BR % kLanes == 0 && kThreads % kLanes == 0, "rows and team size must nest");
+  static_assert(BR % (kLanes * VW) == 0 && kThreads % kLanes == 0, "rows and team size must nest");
 
   Strided2D<const T> a;  // op(A): rows x cols, rows contiguous
   Strided1D<const T> x;
   Strided1D<T> y;
   Acc alpha, beta;
 
-  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() { return kGroups > 1 ? sizeof(Acc) * kGroups * BR : 0; }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
+    return kGroups > 1 ? sizeof(Acc) * kGroups * BR : 0;
+  }
 
-  KOKKOS_FORCEINLINE_FUNCTION const T& a_at(std::int64_t i, std::int64_t j) const {
-    return kUnit ? a.data[i + j * a.cs] : a(i, j);
+  KOKKOS_FORCEINLINE_FUNCTION const T* a_ptr(std::int64_t i, std::int64_t j) const {
+    return kUnit ? a.data + i + j * a.cs : a.data + i * a.rs + j * a.cs;
+  }
+
+  // acc[e] += A(i + e, j) * xj for the packet starting at row i; scalar and masked at the edge.
+  KOKKOS_FORCEINLINE_FUNCTION void mac_packet(Acc* acc, std::int64_t i, std::int64_t j, Acc xj, bool whole) const {
+    if (whole) {
+      if constexpr (VW > 1) {
+        const auto p = load_packet<VW>(a_ptr(i, j));
+        RIDGELINE_UNROLL
+        for (int e = 0; e < VW; ++e) acc[e] += static_cast<Acc>(p.v[e]) * xj;
+      } else {
+        acc[0] += static_cast<Acc>(*a_ptr(i, j)) * xj;
+      }
+    } else {
+      for (int e = 0; e < VW; ++e)
+        if (i + e < a.rows) acc[e] += static_cast<Acc>(*a_ptr(i + e, j)) * xj;
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const std::int64_t i0 = std::int64_t(team.league_rank()) * BR;
     const int t = team.team_rank();
     const int lane = t % kLanes, g = t / kLanes;
-    const bool full = i0 + BR <= a.rows;
-    Acc acc[kRowsPerThread];
+    Acc acc[kPacketsPerThread][VW];
     RIDGELINE_UNROLL
-    for (int q = 0; q < kRowsPerThread; ++q) acc[q] = Acc(0);
+    for (int q = 0; q < kPacketsPerThread; ++q) {
+      RIDGELINE_UNROLL
+      for (int e = 0; e < VW; ++e) acc[q][e] = Acc(0);
+    }
+    auto row_of = [&](int q) { return i0 + std::int64_t(lane + q * kLanes) * VW; };
 
     // Column j = g + kGroups * (u + U * blk): U independent columns per pass keep U loads in flight.
     const std::int64_t ncols = a.cols, step = std::int64_t(kGroups) * U;
@@ -57,30 +93,33 @@ struct GemvRows {
       Acc xs[U];
       RIDGELINE_UNROLL
       for (int u = 0; u < U; ++u) xs[u] = static_cast<Acc>(x(j0 + std::int64_t(u) * kGroups));
-      for (int q = 0; q < kRowsPerThread; ++q) {
-        const std::int64_t i = i0 + lane + std::int64_t(q) * kLanes;
-        if (full || i < a.rows) {
-          Acc s = acc[q];
-          RIDGELINE_UNROLL
-          for (int u = 0; u < U; ++u) s += static_cast<Acc>(a_at(i, j0 + std::int64_t(u) * kGroups)) * xs[u];
-          acc[q] = s;
-        }
+      for (int q = 0; q < kPacketsPerThread; ++q) {
+        const std::int64_t i = row_of(q);
+        if (i >= a.rows) break;
+        const bool whole = i + VW <= a.rows;
+        RIDGELINE_UNROLL
+        for (int u = 0; u < U; ++u) mac_packet(acc[q], i, j0 + std::int64_t(u) * kGroups, xs[u], whole);
       }
     }
     for (; j0 < ncols; j0 += kGroups) {
       const Acc xj = static_cast<Acc>(x(j0));
-      for (int q = 0; q < kRowsPerThread; ++q) {
-        const std::int64_t i = i0 + lane + std::int64_t(q) * kLanes;
-        if (full || i < a.rows) acc[q] += static_cast<Acc>(a_at(i, j0)) * xj;
+      for (int q = 0; q < kPacketsPerThread; ++q) {
+        const std::int64_t i = row_of(q);
+        if (i >= a.rows) break;
+        mac_packet(acc[q], i, j0, xj, i + VW <= a.rows);
       }
     }
 
     if constexpr (kGroups == 1) {
-      for (int q = 0; q < kRowsPerThread; ++q) write(i0 + lane + std::int64_t(q) * kLanes, acc[q]);
+      for (int q = 0; q < kPacketsPerThread; ++q)
+        for (int e = 0; e < VW; ++e) write(row_of(q) + e, acc[q][e]);
     } else {
-      Acc* red = static_cast<Acc*>(team.team_scratch(static_cast<int>(Cfg::scratch_level)).get_shmem(scratch_bytes()));  // (G,BR)
-      for (int q = 0; q < kRowsPerThread; ++q) red[g * BR + lane + q * kLanes] = acc[q];
+      Acc* red = static_cast<Acc*>(
+          team.team_scratch(static_cast<int>(Cfg::scratch_level)).get_shmem(scratch_bytes()));  // (G,BR)
+      for (int q = 0; q < kPacketsPerThread; ++q)
+        for (int e = 0; e < VW; ++e) red[g * BR + (lane + q * kLanes) * VW + e] = acc[q][e];
       team.team_barrier();
+      // Groups are summed in a fixed order, so reruns are bit-identical.
       for (int r = t; r < BR; r += kThreads) {
         Acc s = red[r];
         for (int gg = 1; gg < kGroups; ++gg) s += red[gg * BR + r];
@@ -97,13 +136,15 @@ struct GemvRows {
   }
 };
 
-template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit>
+template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
 struct GemvDot {
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size * Cfg::vector_length, 1>>;
   using member_type = typename policy_type::member_type;
+  static_assert(!kVec || kUnit, "packets need unit stride");
   static constexpr int V = Cfg::vector_length;
   static constexpr int BR = Cfg::rows;
   static constexpr int U = Cfg::unroll;
+  static constexpr int VW = kVec ? Cfg::vec : 1;  // consecutive elements per lane access
 
   Strided2D<const T> a;  // op(A): rows x cols, cols contiguous
   Strided1D<const T> x;
@@ -123,28 +164,32 @@ struct GemvDot {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nrows), [&](int r) {
       const std::int64_t i = i0 + r;
       Acc sum = Acc(0);
-      // Lane l reads j = (blk * U + u) * V + l: coalesced across lanes, U loads in flight per lane,
-      // and with V == 1 (CPUs) U contiguous elements the compiler turns into one vector FMA.
+      // Lane l reads j = ((blk * U + u) * V + l) * VW + e: coalesced across lanes, U packets in
+      // flight per lane, and with V == 1 (CPUs) U contiguous elements the compiler vectorizes.
       Kokkos::parallel_reduce(
           Kokkos::ThreadVectorRange(team, V),
           [&](int l, Acc& s) {
             Acc part[U];
             RIDGELINE_UNROLL
             for (int u = 0; u < U; ++u) part[u] = Acc(0);
-            const std::int64_t ncols = a.cols, step = std::int64_t(V) * U;
+            const std::int64_t ncols = a.cols, step = std::int64_t(V) * U * VW;
             std::int64_t j0 = 0;
             for (; j0 + step <= ncols; j0 += step) {
               RIDGELINE_UNROLL
               for (int u = 0; u < U; ++u) {
-                const std::int64_t j = j0 + std::int64_t(u) * V + l;
-                part[u] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
+                const std::int64_t j = j0 + (std::int64_t(u) * V + l) * VW;
+                if constexpr (VW > 1) {
+                  const auto pa = load_packet<VW>(&a_at(i, j));
+                  const auto px = load_packet<VW>(&x(j));
+                  RIDGELINE_UNROLL
+                  for (int e = 0; e < VW; ++e) part[u] += static_cast<Acc>(pa.v[e]) * static_cast<Acc>(px.v[e]);
+                } else {
+                  part[u] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
+                }
               }
             }
-            RIDGELINE_UNROLL
-            for (int u = 0; u < U; ++u) {
-              const std::int64_t j = j0 + std::int64_t(u) * V + l;
-              if (j < ncols) part[u] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
-            }
+            // The tail, fewer than one step: scalar, lanes interleaved.
+            for (std::int64_t j = j0 + l; j < ncols; j += V) part[0] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
             // Pairwise, in a fixed order.
             RIDGELINE_UNROLL
             for (int w = 1; w < U; w *= 2) {

@@ -10,7 +10,9 @@
 //   MK::load(acc, Cs, ty, tx), MK::store(acc, Cs, ty, tx)
 //                                    copy to and from a BM x BN scratch accumulator Cs (row-major,
 //                                    leading dimension BN), used when a thread owns several
-//                                    micro-tiles and cannot keep them all in registers.
+//                                    micro-tiles and cannot keep them all in registers;
+//   MK::store_scratch(p, v)          how the team kernel writes one staged element to scratch, so a
+//                                    backend can address its scratch memory directly.
 // As is a (BK, BM + pad_a) and Bs a (BK, BN + pad_b) scratch tile, both k-major. The K tail is
 // zero in scratch, so a micro-kernel never masks. row()/col() below fix which rows and columns a
 // thread owns; a micro-kernel must use exactly these, because the epilogue stores through them.
@@ -40,17 +42,22 @@ struct MicroTileMap {
   }
 };
 
-// Scalar fragment loads: correct anywhere. Backends replace this with vector loads.
-struct ScalarFragmentLoad {
+// Plain scratch access: correct anywhere. Backends replace it with vector loads and accesses in
+// the scratch address space.
+struct PlainScratchAccess {
   template <int W, class T, class Acc>
   KOKKOS_FORCEINLINE_FUNCTION static void load(const T* p, Acc* out) {
     RIDGELINE_UNROLL
     for (int e = 0; e < W; ++e) out[e] = static_cast<Acc>(p[e]);
   }
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void store(T* p, T v) {
+    *p = v;
+  }
 };
 
-// The portable register micro-kernel. FragmentLoad is the only backend hook it takes.
-template <class Cfg, class T, class Acc, class FragmentLoad = ScalarFragmentLoad>
+// The portable register micro-kernel. ScratchAccess is the only backend hook it takes.
+template <class Cfg, class T, class Acc, class ScratchAccess = PlainScratchAccess>
 struct PortableMicroKernel {
   static constexpr int TM = Cfg::tm, TN = Cfg::tn, BK = Cfg::bk;
   static constexpr int LDA = Cfg::bm + Cfg::pad_a, LDB = Cfg::bn + Cfg::pad_b;
@@ -70,15 +77,18 @@ struct PortableMicroKernel {
 
   KOKKOS_FORCEINLINE_FUNCTION static Acc get(const Accumulator& acc, int i, int j) { return acc.v[i][j]; }
 
+  KOKKOS_FORCEINLINE_FUNCTION static void store_scratch(T* p, T v) { ScratchAccess::store(p, v); }
+
   KOKKOS_FORCEINLINE_FUNCTION static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
+    RIDGELINE_UNROLL_DEVICE
     for (int k = 0; k < BK; ++k) {
       Acc a[TM], b[TN];
       RIDGELINE_UNROLL
       for (int p = 0; p < Map::kPiecesM; ++p)
-        FragmentLoad::template load<Cfg::fm>(As + k * LDA + Map::row(ty, p * Cfg::fm), a + p * Cfg::fm);
+        ScratchAccess::template load<Cfg::fm>(As + k * LDA + Map::row(ty, p * Cfg::fm), a + p * Cfg::fm);
       RIDGELINE_UNROLL
       for (int q = 0; q < Map::kPiecesN; ++q)
-        FragmentLoad::template load<Cfg::fn>(Bs + k * LDB + Map::col(tx, q * Cfg::fn), b + q * Cfg::fn);
+        ScratchAccess::template load<Cfg::fn>(Bs + k * LDB + Map::col(tx, q * Cfg::fn), b + q * Cfg::fn);
       RIDGELINE_UNROLL
       for (int i = 0; i < TM; ++i) {
         RIDGELINE_UNROLL

@@ -1,0 +1,409 @@
+// The cuBLAS baseline of the GPU perf run. Standalone on purpose: it is compiled on the GPU machine
+// by that machine's nvcc and cuBLAS (perf/run_gpu.sh),
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90 perf/cublas_baseline.cu -lcublas -o cublas_baseline
+//
+// so the Ridgeline build never depends on cuBLAS. It takes ridgeline-perf's shape syntax and
+// presets, fills the same counter-based inputs (shape_spec.hpp), times with CUDA events and writes
+// the same CSV columns, plus the norm and probe of each result so merge_results.py can check
+// Ridgeline against cuBLAS without moving matrices between the two programs.
+//
+// Math modes: FP32 in CUBLAS_PEDANTIC_MATH (no TF32: the FP32 numbers compare like with like);
+// FP64 GEMM twice, in the default mode (FP64 tensor cores) and in pedantic mode.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "perf_record.hpp"
+#include "shape_spec.hpp"
+
+using namespace ridgeline_perf;
+
+#define CUDA_CHECK(expr)                                                                           \
+  do {                                                                                             \
+    const cudaError_t err_ = (expr);                                                               \
+    if (err_ != cudaSuccess) {                                                                     \
+      std::fprintf(stderr, "cublas_baseline: %s failed at %s:%d: %s\n", #expr, __FILE__, __LINE__, \
+                   cudaGetErrorString(err_));                                                      \
+      std::exit(1);                                                                                \
+    }                                                                                              \
+  } while (0)
+
+#define CUBLAS_CHECK(expr)                                                                              \
+  do {                                                                                                  \
+    const cublasStatus_t st_ = (expr);                                                                  \
+    if (st_ != CUBLAS_STATUS_SUCCESS) {                                                                 \
+      std::fprintf(stderr, "cublas_baseline: %s failed at %s:%d: %s (%d)\n", #expr, __FILE__, __LINE__, \
+                   cublasGetStatusString(st_), int(st_));                                               \
+      std::exit(1);                                                                                     \
+    }                                                                                                   \
+  } while (0)
+
+namespace {
+
+struct Options {
+  std::string shapes = "h200";
+  int reps = 10;
+  int warmup = 2;
+  double min_sample_ms = 1.0;
+  double rotate_bytes = -1;  // < 0: 3x the device's L2
+  int max_buffer_sets = 64;
+  double alpha = 1.0, beta = 0.0;
+  unsigned long long seed = default_seed;
+  std::string csv, git_sha = "unknown";
+  bool list_shapes = false;
+};
+
+void usage() {
+  std::printf(
+      "usage: cublas_baseline [--shapes PRESET|LIST] [--reps N>=10] [--warmup N] [--min-sample-ms MS]\n"
+      "                       [--rotate-bytes B] [--max-buffer-sets N] [--alpha A] [--beta B] [--seed S]\n"
+      "                       [--csv FILE] [--git-sha SHA] [--list-shapes]\n"
+      "shapes as in ridgeline-perf, e.g. gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64\n");
+}
+
+Options parse_args(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "cublas_baseline: %s needs a value\n", a.c_str());
+        std::exit(1);
+      }
+      return argv[++i];
+    };
+    try {
+      if (a == "--shapes")
+        o.shapes = value();
+      else if (a == "--reps")
+        o.reps = std::stoi(value());
+      else if (a == "--warmup")
+        o.warmup = std::stoi(value());
+      else if (a == "--min-sample-ms")
+        o.min_sample_ms = std::stod(value());
+      else if (a == "--rotate-bytes")
+        o.rotate_bytes = std::stod(value());
+      else if (a == "--max-buffer-sets")
+        o.max_buffer_sets = std::stoi(value());
+      else if (a == "--alpha")
+        o.alpha = std::stod(value());
+      else if (a == "--beta")
+        o.beta = std::stod(value());
+      else if (a == "--seed")
+        o.seed = std::stoull(value());
+      else if (a == "--csv")
+        o.csv = value();
+      else if (a == "--git-sha")
+        o.git_sha = value();
+      else if (a == "--list-shapes")
+        o.list_shapes = true;
+      else if (a == "-h" || a == "--help") {
+        usage();
+        std::exit(0);
+      } else {
+        std::fprintf(stderr, "cublas_baseline: unknown argument %s\n", a.c_str());
+        usage();
+        std::exit(1);
+      }
+    } catch (const std::exception&) {
+      std::fprintf(stderr, "cublas_baseline: bad value for %s\n", a.c_str());
+      std::exit(1);
+    }
+  }
+  if (o.reps < 10) {
+    std::fprintf(stderr, "cublas_baseline: --reps must be >= 10\n");
+    std::exit(1);
+  }
+  o.warmup = std::max(o.warmup, 1);
+  o.max_buffer_sets = std::max(o.max_buffer_sets, 1);
+  return o;
+}
+
+// ---- device helpers ----------------------------------------------------------------------------
+
+template <class T>
+__global__ void fill_kernel(T* p, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    p[i] = input_value<T>(seed, i);
+}
+
+template <class T>
+void fill(T* p, std::size_t n, std::uint64_t seed) {
+  fill_kernel<T><<<1024, 256>>>(p, n, seed);
+  CUDA_CHECK(cudaGetLastError());
+}
+
+// acc[0] += sum out_i^2, acc[1] += sum w_i out_i (double, as in ridgeline-perf's reduction).
+template <class T>
+__global__ void signature_kernel(const T* p, std::size_t n, double* acc) {
+  __shared__ double s_sq[256], s_pr[256];
+  double sq = 0, pr = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const double v = double(p[i]);
+    sq += v * v;
+    pr += probe_weight(i) * v;
+  }
+  s_sq[threadIdx.x] = sq;
+  s_pr[threadIdx.x] = pr;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      s_sq[threadIdx.x] += s_sq[threadIdx.x + s];
+      s_pr[threadIdx.x] += s_pr[threadIdx.x + s];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    atomicAdd(&acc[0], s_sq[0]);
+    atomicAdd(&acc[1], s_pr[0]);
+  }
+}
+
+template <class T>
+void signature(const T* p, std::size_t n, double* d_acc, double& norm, double& probe) {
+  CUDA_CHECK(cudaMemset(d_acc, 0, 2 * sizeof(double)));
+  signature_kernel<T><<<512, 256>>>(p, n, d_acc);
+  CUDA_CHECK(cudaGetLastError());
+  double h[2];
+  CUDA_CHECK(cudaMemcpy(h, d_acc, sizeof h, cudaMemcpyDeviceToHost));
+  norm = std::sqrt(h[0]);
+  probe = h[1];
+}
+
+template <class T>
+T* device_alloc(std::size_t n) {
+  void* p = nullptr;
+  CUDA_CHECK(cudaMalloc(&p, n * sizeof(T)));
+  return static_cast<T*>(p);
+}
+
+// ---- cuBLAS calls --------------------------------------------------------------------------------
+
+cublasOperation_t op_of(char t) {
+  return t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+}
+
+void gemm_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const float* A, const float* B,
+               const float* beta, float* C) {
+  CUBLAS_CHECK(cublasSgemm(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n), int(s.k), alpha, A,
+                           int(s.a_rows()), B, int(s.b_rows()), beta, C, int(s.m)));
+}
+void gemm_call(cublasHandle_t h, const ShapeSpec& s, const double* alpha, const double* A, const double* B,
+               const double* beta, double* C) {
+  CUBLAS_CHECK(cublasDgemm(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n), int(s.k), alpha, A,
+                           int(s.a_rows()), B, int(s.b_rows()), beta, C, int(s.m)));
+}
+void gemv_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const float* A, const float* x,
+               const float* beta, float* y) {
+  CUBLAS_CHECK(cublasSgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
+}
+void gemv_call(cublasHandle_t h, const ShapeSpec& s, const double* alpha, const double* A, const double* x,
+               const double* beta, double* y) {
+  CUBLAS_CHECK(cublasDgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
+}
+
+template <class T>
+struct BufferSet {
+  T* a = nullptr;
+  T* b = nullptr;  // B (GEMM) or x (GEMV)
+  T* c = nullptr;  // C (GEMM) or y (GEMV)
+};
+
+struct Math {
+  cublasMath_t mode;
+  const char* name;
+};
+
+template <class T>
+std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Options& opt,
+                                  double rotate_bytes, const std::string& config, double* d_acc) {
+  const bool gemm = s.op == Op::gemm;
+  const std::size_t na = std::size_t(s.a_rows() * s.a_cols());
+  const std::size_t nb = gemm ? std::size_t(s.b_rows() * s.b_cols()) : std::size_t(s.x_len());
+  const std::size_t nc = std::size_t(s.out_elems());
+  const double set_bytes = double(na + nb + nc) * sizeof(T);
+  const int n_sets = std::max(1, std::min(opt.max_buffer_sets, int(std::ceil(rotate_bytes / set_bytes))));
+
+  std::vector<BufferSet<T>> sets(static_cast<std::size_t>(n_sets));
+  for (int i = 0; i < n_sets; ++i) {
+    auto& b = sets[std::size_t(i)];
+    b.a = device_alloc<T>(na);
+    b.b = device_alloc<T>(nb);
+    b.c = device_alloc<T>(nc);
+    fill(b.a, na, tensor_seed(opt.seed, Tensor::a, i));
+    fill(b.b, nb, tensor_seed(opt.seed, gemm ? Tensor::b : Tensor::x, i));
+    fill(b.c, nc, tensor_seed(opt.seed, gemm ? Tensor::c : Tensor::y, i));
+  }
+  T* out = device_alloc<T>(nc);
+  CUDA_CHECK(cudaDeviceSynchronize());
+
+  const T alpha = T(opt.alpha), beta = T(opt.beta);
+  auto call = [&](const T* a, const T* b, T* c) {
+    if (gemm)
+      gemm_call(h, s, &alpha, a, b, &beta, c);
+    else
+      gemv_call(h, s, &alpha, a, b, &beta, c);
+  };
+
+  std::vector<Math> maths;
+  if (s.precision == Precision::fp32)
+    maths = {{CUBLAS_PEDANTIC_MATH, "pedantic"}};
+  else if (gemm)
+    maths = {{CUBLAS_DEFAULT_MATH, "default"}, {CUBLAS_PEDANTIC_MATH, "pedantic"}};
+  else
+    maths = {{CUBLAS_DEFAULT_MATH, "default"}};
+
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  std::vector<PerfRecord> rows;
+  for (const Math& math : maths) {
+    CUBLAS_CHECK(cublasSetMathMode(h, math.mode));
+    PerfRecord r;
+    r.shape = s;
+    r.impl = "cublas";
+    r.math = math.name;
+    r.config = config;
+    r.alpha = opt.alpha;
+    r.beta = opt.beta;
+    r.buffer_sets = n_sets;
+    r.rotate_bytes = set_bytes * n_sets;
+    r.check = "-";
+
+    // The check run: set 0's inputs, a freshly filled output, exactly as ridgeline-perf does it.
+    fill(out, nc, tensor_seed(opt.seed, Tensor::check_out, 0));
+    call(sets[0].a, sets[0].b, out);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    signature(out, nc, d_acc, r.out_norm, r.out_probe);
+
+    int next = 0;
+    auto batch = [&](int calls) {
+      CUDA_CHECK(cudaEventRecord(start));
+      for (int i = 0; i < calls; ++i) {
+        const auto& b = sets[std::size_t(next)];
+        call(b.a, b.b, b.c);
+        next = (next + 1) % n_sets;
+      }
+      CUDA_CHECK(cudaEventRecord(stop));
+      CUDA_CHECK(cudaEventSynchronize(stop));
+      float ms = 0;
+      CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      return double(ms) / calls;
+    };
+    double last = 0;
+    for (int w = 0; w < opt.warmup; ++w) last = batch(1);
+    int per_sample = 1;
+    if (last > 0 && last < opt.min_sample_ms)
+      per_sample = std::min(256, int(std::ceil(opt.min_sample_ms / last)));
+    std::vector<double> t;
+    for (int i = 0; i < opt.reps; ++i) t.push_back(batch(per_sample));
+    std::sort(t.begin(), t.end());
+    const std::size_t n = t.size();
+    r.median_ms = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+    r.min_ms = t.front();
+    r.max_ms = t.back();
+    r.samples = int(n);
+    r.calls_per_sample = per_sample;
+    r.gflops = s.flops() / (r.median_ms * 1e-3) * 1e-9;
+    r.gbs = ideal_bytes(s, opt.beta != 0.0) / (r.median_ms * 1e-3) * 1e-9;
+    r.intensity = s.flops() / ideal_bytes(s, opt.beta != 0.0);
+    rows.push_back(r);
+  }
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  for (auto& b : sets) {
+    CUDA_CHECK(cudaFree(b.a));
+    CUDA_CHECK(cudaFree(b.b));
+    CUDA_CHECK(cudaFree(b.c));
+  }
+  CUDA_CHECK(cudaFree(out));
+  return rows;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse_args(argc, argv);
+  std::vector<ShapeSpec> shapes;
+  try {
+    shapes = parse_shapes(opt.shapes);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cublas_baseline: %s\n", e.what());
+    return 1;
+  }
+  if (opt.list_shapes) {
+    for (const auto& s : shapes) std::printf("%s\n", spec_string(s).c_str());
+    return 0;
+  }
+
+  int dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  cudaDeviceProp prop{};
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
+  cublasHandle_t h;
+  CUBLAS_CHECK(cublasCreate(&h));
+  int version = 0;
+  CUBLAS_CHECK(cublasGetVersion(h, &version));
+  // alpha/beta are host scalars.
+  CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+  const std::string config = "cuBLAS " + std::to_string(version);
+
+  const double l2 = prop.l2CacheSize > 0 ? double(prop.l2CacheSize) : 64.0 * (1 << 20);
+  const double rotate_bytes = opt.rotate_bytes >= 0 ? opt.rotate_bytes : 3.0 * l2;
+
+  RunInfo info;
+  for (int i = 0; i < argc; ++i) info.command += std::string(i ? " " : "") + argv[i];
+  info.git_sha = opt.git_sha;
+  info.date_utc = utc_now();
+  info.device = prop.name;
+  info.backend = "cuda";
+
+  std::printf(
+      "cublas_baseline: %s, %s, L2 %.0f MiB, rotation %.0f MiB/case; median of %d samples after %d "
+      "warm-up calls\n",
+      prop.name, config.c_str(), l2 / (1 << 20), rotate_bytes / (1 << 20), opt.reps, opt.warmup);
+  double* d_acc = device_alloc<double>(2);
+  std::vector<PerfRecord> rows;
+  for (const auto& s : shapes) {
+    auto r = s.precision == Precision::fp32 ? run_shape<float>(h, s, opt, rotate_bytes, config, d_acc)
+                                            : run_shape<double>(h, s, opt, rotate_bytes, config, d_acc);
+    for (const auto& x : r)
+      std::printf("%-34s %-9s %10.4f ms %10.1f GFLOP/s %8.1f GB/s\n", spec_string(s).c_str(), x.math.c_str(),
+                  x.median_ms, x.gflops, x.gbs);
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  CUDA_CHECK(cudaFree(d_acc));
+  CUBLAS_CHECK(cublasDestroy(h));
+
+  if (!opt.csv.empty()) {
+    std::ofstream f(opt.csv);
+    if (!f) {
+      std::fprintf(stderr, "cublas_baseline: cannot write %s\n", opt.csv.c_str());
+      return 1;
+    }
+    write_csv_header(f);
+    for (const auto& r : rows) write_csv_row(f, r, info);
+  }
+  return 0;
+}

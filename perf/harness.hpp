@@ -1,0 +1,127 @@
+#pragma once
+// The measuring half of ridgeline-perf: buffers in the default execution space's memory, input
+// fill, the timing loop and the result reductions the correctness check needs. Everything here is
+// Kokkos-only so the same code measures OpenMP on the host and Cuda on the GPU.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "shape_spec.hpp"
+
+namespace ridgeline_perf {
+
+using ExecSpace = Kokkos::DefaultExecutionSpace;
+using MemSpace = ExecSpace::memory_space;
+
+template <class Scalar>
+using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>;
+template <class Scalar>
+using Vector = Kokkos::View<Scalar*, Kokkos::LayoutLeft, MemSpace>;
+
+// Fills a freshly allocated (hence contiguous) view with the counter-based inputs. Index order is
+// column-major storage order, which is what cublas_baseline.cu uses too.
+template <class ViewType>
+void fill_inputs(const ViewType& v, std::uint64_t seed) {
+  using Scalar = typename ViewType::non_const_value_type;
+  Scalar* p = v.data();
+  Kokkos::parallel_for(
+      "ridgeline_perf::fill", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(v.size())),
+      KOKKOS_LAMBDA(const std::int64_t i) { p[i] = input_value<Scalar>(seed, std::uint64_t(i)); });
+}
+
+// The numbers a result is judged by: its norm, its +-1 probe, and its distance to a reference.
+struct ResultSignature {
+  double norm = NAN;
+  double probe = NAN;
+  double diff_norm = NAN;  // ||out - ref||_F; NaN when no reference was given
+};
+
+template <class ViewType>
+ResultSignature result_signature(const ViewType& out, const ViewType& ref) {
+  using Policy = Kokkos::RangePolicy<ExecSpace>;
+  const auto* p = out.data();
+  const std::int64_t n = std::int64_t(out.size());
+  ResultSignature s;
+  double sq = 0, probe = 0;
+  Kokkos::parallel_reduce(
+      "ridgeline_perf::norm", Policy(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, double& acc) { acc += double(p[i]) * double(p[i]); }, sq);
+  Kokkos::parallel_reduce(
+      "ridgeline_perf::probe", Policy(0, n),
+      KOKKOS_LAMBDA(const std::int64_t i, double& acc) {
+        acc += probe_weight(std::uint64_t(i)) * double(p[i]);
+      },
+      probe);
+  s.norm = std::sqrt(sq);
+  s.probe = probe;
+  if (ref.data() != nullptr) {
+    const auto* q = ref.data();
+    double d = 0;
+    Kokkos::parallel_reduce(
+        "ridgeline_perf::diff", Policy(0, n),
+        KOKKOS_LAMBDA(const std::int64_t i, double& acc) {
+          const double e = double(p[i]) - double(q[i]);
+          acc += e * e;
+        },
+        d);
+    s.diff_norm = std::sqrt(d);
+  }
+  return s;
+}
+
+struct Timing {
+  double median_s = NAN, min_s = NAN, max_s = NAN;
+  int samples = 0;
+  int calls_per_sample = 0;
+};
+
+struct TimingOptions {
+  int reps = 10;               // timed samples; the median is over these
+  int warmup = 2;              // untimed calls first (first-touch, JIT, caches, clocks)
+  double min_sample_s = 1e-3;  // sample length that keeps fence/clock overhead < ~1%
+  int max_calls_per_sample = 256;
+  double long_call_s = 0.1;  // calls at least this long get a single warm-up call
+};
+
+// Times call(set) where set cycles through n_sets buffer sets, so consecutive calls read inputs
+// the previous call did not leave in cache. Each sample is a fenced batch of back-to-back calls;
+// the batch length is chosen from the last warm-up call so that short kernels are not measured
+// as launch + fence latency. Returns seconds per call.
+template <class Call>
+Timing time_calls(Call&& call, int n_sets, const TimingOptions& opt) {
+  using clock = std::chrono::steady_clock;
+  int next = 0;
+  auto run_batch = [&](int calls) {
+    Kokkos::fence();
+    const auto t0 = clock::now();
+    for (int i = 0; i < calls; ++i) {
+      call(next);
+      next = (next + 1) % n_sets;
+    }
+    Kokkos::fence();
+    return std::chrono::duration<double>(clock::now() - t0).count() / calls;
+  };
+  double last = run_batch(1);
+  // A call long enough to amortize first-touch and clock ramp-up is its own warm-up.
+  for (int w = 1; w < opt.warmup && last < opt.long_call_s; ++w) last = run_batch(1);
+  int per_sample = 1;
+  if (last > 0 && last < opt.min_sample_s)
+    per_sample = std::min(opt.max_calls_per_sample, int(std::ceil(opt.min_sample_s / last)));
+  std::vector<double> t;
+  t.reserve(std::size_t(opt.reps));
+  for (int r = 0; r < opt.reps; ++r) t.push_back(run_batch(per_sample));
+  std::sort(t.begin(), t.end());
+  Timing out;
+  const std::size_t n = t.size();
+  out.median_s = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
+  out.min_s = t.front();
+  out.max_s = t.back();
+  out.samples = int(n);
+  out.calls_per_sample = per_sample;
+  return out;
+}
+
+}  // namespace ridgeline_perf

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Join ridgeline-perf's CSV with cublas_baseline's CSV from the same GPU run.
+
+Rows are matched by (op, trans, shape, dtype). For every Ridgeline row the merged table gives
+Ridgeline / cuBLAS and Ridgeline / Kokkos Kernels as GFLOP/s ratios (> 1: Ridgeline is faster), and
+checks Ridgeline's result against cuBLAS's through the norm and +-1 probe both programs record for
+their check run on identical inputs. Writes <prefix>.csv, <prefix>.json and <prefix>.md.
+
+    perf/merge_results.py --ridgeline ridgeline.csv --cublas cublas.csv --out merged
+
+Standard library only.
+"""
+import argparse
+import csv
+import json
+import math
+import sys
+
+KEY = ("op", "trans", "shape", "dtype")
+EPS = {"fp32": 5.96e-8, "fp64": 1.11e-16}
+
+
+def read_rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def num(row, col):
+    try:
+        v = float(row.get(col, "") or "nan")
+    except ValueError:
+        return math.nan
+    return v
+
+
+def key_of(row):
+    return tuple(row[k] for k in KEY)
+
+
+def reduction_len(row):
+    if row["op"] == "gemm":
+        return int(row["k"])
+    # GEMV: x has n entries for "N" and m for "T".
+    return int(row["n"]) if row["trans"] == "N" else int(row["m"])
+
+
+def tolerance(row):
+    """The same bound ridgeline-perf uses (shape_spec.hpp check_tolerance)."""
+    return 4.0 * (reduction_len(row) + 2) * EPS[row["dtype"]]
+
+
+def check_against(mine, other):
+    """Compare two check runs on identical inputs through (norm, probe).
+
+    A probe is sum_i w_i out_i with w_i = +-1; two results that differ by E differ in the probe by
+    about ||E||_F, while a wrong result moves it by about ||out||_F. Returns (status, error).
+    """
+    n1, p1 = num(mine, "out_norm"), num(mine, "out_probe")
+    n2, p2 = num(other, "out_norm"), num(other, "out_probe")
+    if any(math.isnan(v) for v in (n1, p1, n2, p2)):
+        return "-", math.nan
+    scale = max(n2, 1e-300)
+    err = max(abs(n1 - n2), abs(p1 - p2)) / scale
+    return ("ok" if err <= tolerance(mine) else "MISMATCH"), err
+
+
+def ratio(a, b):
+    return a / b if a > 0 and b > 0 and not math.isnan(a) and not math.isnan(b) else math.nan
+
+
+def fmt(v, spec):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--ridgeline", required=True, help="ridgeline-perf --csv output")
+    ap.add_argument("--cublas", required=True, help="cublas_baseline --csv output")
+    ap.add_argument("--out", required=True, help="output prefix: writes PREFIX.csv, PREFIX.json, PREFIX.md")
+    args = ap.parse_args(argv)
+
+    rl_rows = read_rows(args.ridgeline)
+    cb_rows = read_rows(args.cublas)
+    cublas = {}
+    for r in cb_rows:
+        cublas.setdefault(key_of(r), {})[r["math"]] = r
+    by_key = {}
+    for r in rl_rows:
+        by_key.setdefault(key_of(r), {})[r["impl"]] = r
+
+    merged = []
+    for key, impls in by_key.items():
+        rl = impls.get("ridgeline")
+        if rl is None:
+            continue
+        kk = impls.get("kokkos-kernels")
+        cb = cublas.get(key, {})
+        # FP32 and GEMV compare with the pedantic (no TF32) run when there is one; FP64 GEMM has
+        # both: "default" may use FP64 tensor cores, "pedantic" is the like-for-like SIMT number.
+        cb_ped = cb.get("pedantic")
+        cb_def = cb.get("default")
+        cb_ref = cb_ped or cb_def
+        g = num(rl, "gflops")
+        status, err = check_against(rl, cb_ref) if cb_ref else ("-", math.nan)
+        merged.append({
+            "op": rl["op"], "trans": rl["trans"], "shape": rl["shape"], "dtype": rl["dtype"],
+            "ridgeline_ms": num(rl, "median_ms"),
+            "ridgeline_gflops": g,
+            "ridgeline_gbs": num(rl, "gbs"),
+            "kokkos_kernels_gflops": num(kk, "gflops") if kk else math.nan,
+            "cublas_pedantic_gflops": num(cb_ped, "gflops") if cb_ped else math.nan,
+            "cublas_default_gflops": num(cb_def, "gflops") if cb_def else math.nan,
+            "ratio_cublas": ratio(g, num(cb_ref, "gflops")) if cb_ref else math.nan,
+            "ratio_cublas_default": ratio(g, num(cb_def, "gflops")) if cb_def else math.nan,
+            "ratio_kk": ratio(g, num(kk, "gflops")) if kk else math.nan,
+            "cublas_math": cb_ref["math"] if cb_ref else "",
+            "intensity_flop_per_byte": num(rl, "intensity_flop_per_byte"),
+            "attainable_gflops": num(rl, "attainable_gflops"),
+            "bound": rl.get("bound", ""),
+            "efficiency": num(rl, "efficiency"),
+            "cublas_efficiency": ratio(num(cb_ref, "gflops"), num(rl, "attainable_gflops")) if cb_ref else math.nan,
+            "check_vs_kk": rl.get("check", ""),
+            "check_vs_cublas": status,
+            "err_vs_cublas": err,
+            "config": rl.get("config", ""),
+        })
+
+    meta = {
+        "ridgeline": {k: rl_rows[0].get(k, "") for k in ("git_sha", "date_utc", "device", "backend", "kokkos", "command")} if rl_rows else {},
+        "cublas": {k: cb_rows[0].get(k, "") for k in ("git_sha", "date_utc", "device", "command")} if cb_rows else {},
+        "ratios": "GFLOP/s of Ridgeline over the baseline's, same shapes and inputs (>1: Ridgeline faster)",
+        "ratio_cublas": "against cuBLAS pedantic math (no TF32) where run, else default math",
+        "cublas_efficiency": "cuBLAS GFLOP/s over Ridgeline's vector-unit roof at the same intensity; "
+                             "above 1 means cuBLAS ran on matrix units (pedantic DGEMM still does)",
+        "unmatched_ridgeline": sorted("|".join(k) for k in by_key if k not in cublas),
+        "unmatched_cublas": sorted("|".join(k) for k in cublas if k not in by_key),
+    }
+    if meta["ridgeline"].get("device") and meta["cublas"].get("device") and \
+            meta["cublas"]["device"] not in meta["ridgeline"]["device"] and \
+            meta["ridgeline"]["device"] not in meta["cublas"]["device"]:
+        print(f"merge_results: warning: devices differ: {meta['ridgeline']['device']!r} vs "
+              f"{meta['cublas']['device']!r}", file=sys.stderr)
+
+    cols = list(merged[0].keys()) if merged else []
+    with open(args.out + ".csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(cols)
+        for m in merged:
+            w.writerow(["" if isinstance(m[c], float) and math.isnan(m[c]) else
+                        (format(m[c], ".6g") if isinstance(m[c], float) else m[c]) for c in cols])
+    with open(args.out + ".json", "w") as f:
+        json.dump({"metadata": meta,
+                   "rows": [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in m.items()}
+                            for m in merged]}, f, indent=2)
+        f.write("\n")
+
+    md = []
+    r0 = meta["ridgeline"]
+    md.append(f"# Ridgeline vs cuBLAS vs Kokkos Kernels: {r0.get('device', '?')}\n")
+    md.append(f"- git sha: `{r0.get('git_sha', '?')}`, date (UTC): {r0.get('date_utc', '?')}, "
+              f"Kokkos: {r0.get('kokkos', '?')}")
+    md.append(f"- ridgeline-perf: `{r0.get('command', '')}`")
+    md.append(f"- cublas_baseline: `{meta['cublas'].get('command', '')}` ({meta['cublas'].get('date_utc', '?')})")
+    md.append("- time = median per call (ms); GFLOP/s = 2MNK or 2MN / time; ratios = Ridgeline GFLOP/s / "
+              "baseline GFLOP/s (>1: Ridgeline faster); eff = measured / roofline-attainable (FP vector peak)")
+    md.append("")
+    md.append("| op | trans | shape | dtype | Ridgeline ms | Ridgeline GFLOP/s | GB/s | cuBLAS GFLOP/s | "
+              "÷cuBLAS | cuBLAS dflt GFLOP/s | ÷cuBLAS dflt | KK GFLOP/s | ÷KK | bound | eff | "
+              "check KK | check cuBLAS |")
+    md.append("|" + "---|" * 17)
+    for m in merged:
+        md.append("| " + " | ".join([
+            m["op"], m["trans"], m["shape"], m["dtype"],
+            fmt(m["ridgeline_ms"], ".4f"), fmt(m["ridgeline_gflops"], ".1f"), fmt(m["ridgeline_gbs"], ".1f"),
+            fmt(m["cublas_pedantic_gflops"] if m["cublas_math"] == "pedantic" else m["cublas_default_gflops"], ".1f"),
+            fmt(m["ratio_cublas"], ".3f"),
+            fmt(m["cublas_default_gflops"], ".1f") if m["cublas_math"] == "pedantic" else "-",
+            fmt(m["ratio_cublas_default"], ".3f") if m["cublas_math"] == "pedantic" else "-",
+            fmt(m["kokkos_kernels_gflops"], ".1f"), fmt(m["ratio_kk"], ".3f"),
+            m["bound"] or "-", fmt(m["efficiency"] * 100 if not math.isnan(m["efficiency"]) else math.nan, ".1f") + "%",
+            m["check_vs_kk"] or "-", m["check_vs_cublas"],
+        ]) + " |")
+    if meta["unmatched_ridgeline"] or meta["unmatched_cublas"]:
+        md.append("")
+        md.append(f"Unmatched: ridgeline {meta['unmatched_ridgeline']}, cuBLAS {meta['unmatched_cublas']}")
+    with open(args.out + ".md", "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    print("\n".join(md))
+    bad = [m for m in merged if m["check_vs_cublas"] == "MISMATCH" or m["check_vs_kk"] in ("MISMATCH", "ERROR")]
+    return 2 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

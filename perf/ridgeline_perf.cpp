@@ -1,0 +1,629 @@
+// ridgeline-perf: runs GEMM/GEMV shapes through Ridgeline, Kokkos Kernels' native kernels and, on
+// host builds, OpenBLAS, on the same random inputs in one process; prints the results table and the
+// roofline ledger and writes CSV/JSON/SVG. See perf/README.md.
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <nlohmann/json.hpp>
+#include <ridgeline/detect.hpp>
+#include <ridgeline/device_spec.hpp>
+#include <ridgeline/library_info.hpp>
+#include <ridgeline/ridgeline.hpp>
+#include <ridgeline/roofline.hpp>
+#include <ridgeline/roofline_plot.hpp>
+
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+#include <cblas.h>
+#endif
+#if defined(__unix__)
+#include <unistd.h>
+#endif
+#if defined(__linux__)
+#include <sched.h>
+#endif
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <initializer_list>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "harness.hpp"
+#include "kokkos_kernels_baseline.hpp"
+#include "perf_record.hpp"
+#include "report.hpp"
+#include "shape_spec.hpp"
+
+#ifndef RIDGELINE_PERF_GIT_SHA
+#define RIDGELINE_PERF_GIT_SHA "unknown"
+#endif
+
+// A named namespace, not an anonymous one: the harness's KOKKOS_LAMBDAs are instantiated from here
+// and nvcc's extended lambdas may not live in functions with internal linkage.
+namespace ridgeline_perf {
+
+constexpr const char* impl_ridgeline = "ridgeline";
+constexpr const char* impl_kk = "kokkos-kernels";
+constexpr const char* impl_openblas = "openblas";
+
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+constexpr bool have_openblas = true;
+#else
+constexpr bool have_openblas = false;
+#endif
+
+struct Options {
+  std::string shapes = "quick-host";
+  std::vector<std::string> impls = {impl_ridgeline, impl_kk, impl_openblas};
+  int reps = 10;
+  int warmup = 2;
+  double min_sample_ms = 1.0;
+  double rotate_bytes = -1;  // < 0: 3x the last-level cache
+  int max_buffer_sets = 64;
+  int settle_ms = 150;
+  double alpha = 1.0, beta = 0.0;
+  std::uint64_t seed = default_seed;
+  std::string csv, json, plot, git_sha;
+  bool list_shapes = false;
+};
+
+struct Context {
+  Options opt;
+  ridgeline::DeviceSpec spec;
+  double llc_bytes = 0;
+  double rotate_bytes = 0;
+  std::string vendor;  // the baseline the ratio_vendor column is against
+  ExecSpace exec;
+};
+
+template <class Scalar>
+struct Operands {
+  Matrix<Scalar> a, b, c;  // GEMM
+  Vector<Scalar> x, y;     // GEMV (uses a too)
+};
+
+template <class Scalar>
+struct Impl {
+  std::string name;
+  std::string config;
+  std::function<void(const Operands<Scalar>&)> call;
+};
+
+template <class Scalar>
+using FlatView = Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class Scalar>
+FlatView<Scalar> output_of(const ShapeSpec& s, const Operands<Scalar>& o) {
+  return s.op == Op::gemm ? FlatView<Scalar>(o.c.data(), o.c.size())
+                          : FlatView<Scalar>(o.y.data(), o.y.size());
+}
+
+bool wanted(const Options& opt, const std::string& impl) {
+  return std::find(opt.impls.begin(), opt.impls.end(), impl) != opt.impls.end();
+}
+
+std::string tile_config_string(const ridgeline::TileConfig& t) {
+  std::ostringstream s;
+  s << t.micro_kernel << " tile " << t.bm << "x" << t.bn << "x" << t.bk << " micro " << t.tm << "x" << t.tn
+    << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
+    << t.scratch_level << " " << t.scratch_bytes << "B";
+  return s.str();
+}
+
+std::string gemv_config_string(const ridgeline::GemvConfig& g) {
+  std::ostringstream s;
+  s << g.kernel << " team " << g.team_size << "x" << g.vector_length << " rows/team " << g.rows_per_team
+    << " unroll " << g.unroll << " scratch L" << g.scratch_level;
+  return s.str();
+}
+
+// ---- the implementations ----------------------------------------------------------------------
+
+template <class Scalar>
+std::vector<Impl<Scalar>> make_impls(const ShapeSpec& s, const Context& ctx) {
+  const char ta[2] = {s.trans_a(), 0};
+  const char tb[2] = {s.trans_b(), 0};
+  const std::string tra(ta), trb(tb);
+  const Scalar alpha = Scalar(ctx.opt.alpha), beta = Scalar(ctx.opt.beta);
+  const ExecSpace exec = ctx.exec;
+  std::vector<Impl<Scalar>> impls;
+
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+  // First, because it is the reference the others are checked against.
+  if (wanted(ctx.opt, impl_openblas)) {
+    Impl<Scalar> im;
+    im.name = impl_openblas;
+    // get_config names the build target; a DYNAMIC_ARCH build picks its kernels at run time.
+    im.config = std::string(openblas_get_config()) + " core " + openblas_get_corename() + " threads " +
+                std::to_string(openblas_get_num_threads());
+    if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
+      im.config +=
+          std::string(" (OPENBLAS_CORETYPE set by ridgeline-perf; the library picked ") + picked + ")";
+    const CBLAS_TRANSPOSE cta = tra == "N" ? CblasNoTrans : CblasTrans;
+    const CBLAS_TRANSPOSE ctb = trb == "N" ? CblasNoTrans : CblasTrans;
+    if (s.op == Op::gemm) {
+      im.call = [=](const Operands<Scalar>& o) {
+        const int m = int(s.m), n = int(s.n), k = int(s.k);
+        const int lda = int(o.a.extent(0)), ldb = int(o.b.extent(0)), ldc = int(o.c.extent(0));
+        if constexpr (sizeof(Scalar) == 4)
+          cblas_sgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
+                      o.c.data(), ldc);
+        else
+          cblas_dgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
+                      o.c.data(), ldc);
+      };
+    } else {
+      im.call = [=](const Operands<Scalar>& o) {
+        const int m = int(o.a.extent(0)), n = int(o.a.extent(1));
+        if constexpr (sizeof(Scalar) == 4)
+          cblas_sgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
+        else
+          cblas_dgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
+      };
+    }
+    impls.push_back(im);
+  }
+#endif
+
+  // On device builds Kokkos Kernels is the in-process reference; cuBLAS is checked in the merge.
+  Impl<Scalar> kk;
+  kk.name = impl_kk;
+  kk.config = "native kernels, no TPL";
+  if (s.op == Op::gemm)
+    kk.call = [=](const Operands<Scalar>& o) { kokkos_kernels_gemm(ta, tb, alpha, o.a, o.b, beta, o.c); };
+  else
+    kk.call = [=](const Operands<Scalar>& o) { kokkos_kernels_gemv(ta, alpha, o.a, o.x, beta, o.y); };
+
+  Impl<Scalar> rl;
+  rl.name = impl_ridgeline;
+  if (s.op == Op::gemm) {
+    rl.config = tile_config_string(ridgeline::gemm_tile_config<ExecSpace, Scalar>());
+    rl.call = [=](const Operands<Scalar>& o) {
+      ridgeline::gemm(exec, tra.c_str(), trb.c_str(), alpha, o.a, o.b, beta, o.c);
+    };
+  } else {
+    // LayoutLeft: op(A) rows are contiguous for "N", so that is the "rows" kernel; "T" is "dot".
+    rl.config = gemv_config_string(ridgeline::gemv_config<ExecSpace, Scalar>(s.trans_a() == 'N'));
+    rl.call = [=](const Operands<Scalar>& o) {
+      ridgeline::gemv(exec, tra.c_str(), alpha, o.a, o.x, beta, o.y);
+    };
+  }
+
+  if (!have_openblas && wanted(ctx.opt, impl_kk)) impls.push_back(kk);
+  if (wanted(ctx.opt, impl_ridgeline)) impls.push_back(rl);
+  if (have_openblas && wanted(ctx.opt, impl_kk)) impls.push_back(kk);
+  return impls;
+}
+
+// ---- one shape ---------------------------------------------------------------------------------
+
+template <class Scalar>
+Operands<Scalar> make_operands(const ShapeSpec& s, std::uint64_t seed, int set) {
+  Operands<Scalar> o;
+  const std::string tag = std::to_string(set);
+  o.a = Matrix<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "A" + tag), s.a_rows(), s.a_cols());
+  fill_inputs(o.a, tensor_seed(seed, Tensor::a, set));
+  if (s.op == Op::gemm) {
+    o.b = Matrix<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "B" + tag), s.b_rows(), s.b_cols());
+    o.c = Matrix<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "C" + tag), s.m, s.n);
+    fill_inputs(o.b, tensor_seed(seed, Tensor::b, set));
+    fill_inputs(o.c, tensor_seed(seed, Tensor::c, set));
+  } else {
+    o.x = Vector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x" + tag), s.x_len());
+    o.y = Vector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y" + tag), s.y_len());
+    fill_inputs(o.x, tensor_seed(seed, Tensor::x, set));
+    fill_inputs(o.y, tensor_seed(seed, Tensor::y, set));
+  }
+  return o;
+}
+
+template <class Scalar>
+std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
+  const double set_bytes =
+      s.elem_bytes() * (s.op == Op::gemm ? double(s.a_rows()) * s.a_cols() + double(s.b_rows()) * s.b_cols() +
+                                               double(s.m) * s.n
+                                         : double(s.m) * s.n + double(s.x_len()) + double(s.y_len()));
+  const int n_sets =
+      std::max(1, std::min(ctx.opt.max_buffer_sets, int(std::ceil(ctx.rotate_bytes / set_bytes))));
+
+  std::vector<Operands<Scalar>> sets;
+  for (int i = 0; i < n_sets; ++i) sets.push_back(make_operands<Scalar>(s, ctx.opt.seed, i));
+
+  // The check run reads set 0's inputs and writes a separate output, refilled before every impl,
+  // so beta != 0 sees the same C/y each time and the timed runs cannot disturb it.
+  Operands<Scalar> check = sets[0];
+  Vector<Scalar> out_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_out"), s.out_elems());
+  Vector<Scalar> ref_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_ref"), s.out_elems());
+  if (s.op == Op::gemm)
+    check.c = Matrix<Scalar>(out_buf.data(), s.m, s.n);
+  else
+    check.y = Vector<Scalar>(out_buf.data(), s.y_len());
+  const FlatView<Scalar> check_out = output_of(s, check);
+
+  TimingOptions topt;
+  topt.reps = ctx.opt.reps;
+  topt.warmup = ctx.opt.warmup;
+  topt.min_sample_s = ctx.opt.min_sample_ms * 1e-3;
+
+  std::vector<PerfRecord> rows;
+  std::string ref_name;
+  double ref_norm = 0;
+  for (const auto& im : make_impls<Scalar>(s, ctx)) {
+    PerfRecord r;
+    r.shape = s;
+    r.impl = im.name;
+    r.config = im.config;
+    r.alpha = ctx.opt.alpha;
+    r.beta = ctx.opt.beta;
+    r.buffer_sets = n_sets;
+    r.rotate_bytes = set_bytes * n_sets;
+    r.tol = check_tolerance(s);
+    try {
+      fill_inputs(check_out, tensor_seed(ctx.opt.seed, Tensor::check_out, 0));
+      Kokkos::fence();
+      im.call(check);
+      Kokkos::fence();
+      if (ref_name.empty()) {
+        Kokkos::deep_copy(ref_buf, Vector<Scalar>(check_out.data(), check_out.extent(0)));
+        ref_name = im.name;
+        const auto sig = result_signature(check_out, FlatView<Scalar>());
+        r.out_norm = sig.norm;
+        r.out_probe = sig.probe;
+        ref_norm = sig.norm;
+        r.check = "ref";
+        r.check_ref = im.name;
+      } else {
+        const auto sig = result_signature(check_out, FlatView<Scalar>(ref_buf.data(), ref_buf.extent(0)));
+        r.out_norm = sig.norm;
+        r.out_probe = sig.probe;
+        r.check_ref = ref_name;
+        // max with ||out||: a reference that is itself all zeros must not make every result pass.
+        const double denom = std::max({ref_norm, sig.norm, 1e-300});
+        r.rel_err = sig.diff_norm / denom;
+        r.check = std::isfinite(r.rel_err) && r.rel_err <= r.tol ? "ok" : "MISMATCH";
+      }
+      const Timing t = time_calls([&](int set) { im.call(sets[std::size_t(set)]); }, n_sets, topt);
+      r.median_ms = t.median_s * 1e3;
+      r.min_ms = t.min_s * 1e3;
+      r.max_ms = t.max_s * 1e3;
+      r.samples = t.samples;
+      r.calls_per_sample = t.calls_per_sample;
+    } catch (const std::exception& e) {
+      std::cerr << "ridgeline-perf: " << im.name << " on " << spec_string(s) << " failed: " << e.what()
+                << "\n";
+      r.check = "ERROR";
+    }
+    // OpenBLAS's pthreads spin for a while after a call; on a machine without spare cores they
+    // would steal cycles from the next implementation's OpenMP threads.
+    if (im.name == impl_openblas && ctx.opt.settle_ms > 0)
+      std::this_thread::sleep_for(std::chrono::milliseconds(ctx.opt.settle_ms));
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+// ---- roofline ledger ---------------------------------------------------------------------------
+
+ridgeline::DType dtype_of(Precision p) {
+  return p == Precision::fp32 ? ridgeline::DType::fp32 : ridgeline::DType::fp64;
+}
+
+void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
+  const bool beta_nonzero = ctx.opt.beta != 0.0;
+  for (auto& r : rows) {
+    const ShapeSpec& s = r.shape;
+    if (!std::isfinite(r.median_ms)) continue;
+    const double seconds = r.median_ms * 1e-3;
+    const ridgeline::roofline::Traffic traffic =
+        s.op == Op::gemm ? ridgeline::roofline::gemm_ideal(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero)
+                         : ridgeline::roofline::gemv_ideal(s.m, s.n, s.elem_bytes(), beta_nonzero);
+    r.gflops = s.flops() / seconds * 1e-9;
+    r.gbs = traffic.bytes / seconds * 1e-9;
+    try {
+      // Every implementation measured here runs on the vector (SIMT/SIMD FMA) units.
+      const auto p = ridgeline::roofline::evaluate(ctx.spec, dtype_of(s.precision), ridgeline::Unit::vector,
+                                                   traffic, seconds);
+      r.intensity = p.intensity;
+      r.attainable_gflops = p.attainable_flops * 1e-9;
+      r.ridge = p.ridge;
+      r.efficiency = p.efficiency;
+      r.bound = ridgeline::roofline::to_string(p.bound);
+      if (r.impl == impl_ridgeline && s.op == Op::gemm) {
+        const ridgeline::TileConfig cfg = s.precision == Precision::fp32
+                                              ? ridgeline::gemm_tile_config<ExecSpace, float>()
+                                              : ridgeline::gemm_tile_config<ExecSpace, double>();
+        const auto tt = ridgeline::roofline::gemm_tile_traffic(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero,
+                                                               cfg, double(ctx.spec.l2_bytes));
+        if (tt.bytes > 0) r.tile_intensity = tt.flops / tt.bytes;
+      }
+    } catch (const std::exception& e) {
+      // A spec without a figure for this dtype leaves the ledger columns empty, not the run.
+      std::cerr << "ridgeline-perf: roofline for " << r.impl << " " << spec_string(s) << ": " << e.what()
+                << "\n";
+    }
+  }
+  // Ratios against the baselines of the same shape in the same run.
+  for (auto& r : rows) {
+    for (const auto& b : rows) {
+      if (b.shape.op != r.shape.op || spec_string(b.shape) != spec_string(r.shape)) continue;
+      if (!std::isfinite(b.gflops) || !std::isfinite(r.gflops)) continue;
+      if (b.impl == ctx.vendor) r.ratio_vendor = r.gflops / b.gflops;
+      if (b.impl == impl_kk) r.ratio_kk = r.gflops / b.gflops;
+    }
+  }
+}
+
+void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, const Context& ctx) {
+  std::vector<ridgeline::MeasuredPoint> points;
+  bool fp32 = false, fp64 = false;
+  for (const auto& r : rows) {
+    if (!std::isfinite(r.gflops) || !std::isfinite(r.intensity)) continue;
+    ridgeline::MeasuredPoint p;
+    p.label = r.impl + " " + spec_string(r.shape);
+    p.intensity = r.intensity;
+    p.gflops = r.gflops;
+    points.push_back(p);
+    (r.shape.precision == Precision::fp32 ? fp32 : fp64) = true;
+  }
+  std::vector<ridgeline::RoofSelection> roofs;
+  if (fp32) roofs.push_back({ridgeline::DType::fp32, ridgeline::Unit::vector});
+  if (fp64 || roofs.empty()) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::vector});
+  ridgeline::PlotOptions po;
+  po.title = "Roofline: " + ctx.spec.name + " (" + ExecSpace::name() + ")";
+  ridgeline::write_roofline_plot({ctx.spec}, roofs, points, path, po);
+}
+
+// ---- metadata ----------------------------------------------------------------------------------
+
+std::string shell_quote(const std::string& a) {
+  if (!a.empty() && a.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                                        "-_=+./:,@%") == std::string::npos)
+    return a;
+  std::string r = "'";
+  for (char c : a) r += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return r + "'";
+}
+
+double host_llc_bytes() {
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  const long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+  if (l3 > 0) return double(l3);
+#endif
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (l2 > 0) return double(l2);
+#endif
+  return 0;
+}
+
+int run(int argc, char** argv) {
+  Options opt;
+  CLI::App app{"ridgeline-perf: GEMM/GEMV through Ridgeline, Kokkos Kernels and the vendor BLAS"};
+  app.add_option(
+      "--shapes", opt.shapes,
+      "preset (quick-host, host-2048, h200) or list like gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64");
+  app.add_option("--impls", opt.impls, "implementations to run: ridgeline, kokkos-kernels, openblas")
+      ->delimiter(',');
+  app.add_option("--reps", opt.reps, "timed samples per case; the median is reported (>= 10)")
+      ->check(CLI::Range(10, 100000));
+  app.add_option("--warmup", opt.warmup, "untimed calls before timing")->check(CLI::Range(1, 1000));
+  app.add_option("--min-sample-ms", opt.min_sample_ms,
+                 "shortest timed sample (ms); short calls are batched back-to-back up to this");
+  app.add_option("--rotate-bytes", opt.rotate_bytes,
+                 "bytes of rotated buffer sets per case (default 3x last-level cache); caps rotation for "
+                 "quick host runs");
+  app.add_option("--max-buffer-sets", opt.max_buffer_sets, "upper bound on rotated sets")
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--settle-ms", opt.settle_ms, "pause after OpenBLAS so its spinning threads park (ms)");
+  app.add_option("--alpha", opt.alpha, "alpha");
+  app.add_option("--beta", opt.beta, "beta");
+  app.add_option("--seed", opt.seed, "input seed (same in cublas_baseline)");
+  app.add_option("--csv", opt.csv, "write results as CSV");
+  app.add_option("--json", opt.json, "write results and metadata as JSON");
+  app.add_option("--plot", opt.plot, "write the roofline with the measured points (SVG)");
+  app.add_option("--git-sha", opt.git_sha, "override the configure-time git sha");
+  app.add_flag("--list-shapes", opt.list_shapes, "print the expanded shape list and exit");
+  // Kokkos 3 leaves its --kokkos-* arguments in argv; they are Kokkos's business, not ours.
+  std::vector<const char*> args;
+  for (int i = 0; i < argc; ++i)
+    if (i == 0 || std::string(argv[i]).rfind("--kokkos-", 0) != 0) args.push_back(argv[i]);
+  try {
+    app.parse(int(args.size()), args.data());
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+
+  std::vector<ShapeSpec> shapes;
+  try {
+    shapes = parse_shapes(opt.shapes);
+  } catch (const std::exception& e) {
+    std::cerr << "ridgeline-perf: " << e.what() << "\n";
+    return 1;
+  }
+  if (opt.list_shapes) {
+    for (const auto& s : shapes) std::cout << spec_string(s) << "\n";
+    return 0;
+  }
+  for (const auto& im : opt.impls)
+    if (im != impl_ridgeline && im != impl_kk && im != impl_openblas) {
+      std::cerr << "ridgeline-perf: unknown impl '" << im << "'\n";
+      return 1;
+    }
+
+  // Only now, so that --help and --list-shapes work on a machine without the device.
+  Kokkos::ScopeGuard guard(argc, argv);
+
+  Context ctx;
+  ctx.opt = opt;
+  ctx.spec = ridgeline::detect_device_spec<ExecSpace>(ctx.exec);
+  ctx.llc_bytes = double(ctx.spec.l2_bytes);
+  // A host spec may carry the per-core L2; what rotation has to defeat is the shared last level.
+  if (std::is_same<MemSpace, Kokkos::HostSpace>::value)
+    ctx.llc_bytes = std::max(ctx.llc_bytes, host_llc_bytes());
+  if (ctx.llc_bytes <= 0) ctx.llc_bytes = 64.0 * (1 << 20);
+  ctx.rotate_bytes = opt.rotate_bytes >= 0 ? opt.rotate_bytes : 3.0 * ctx.llc_bytes;
+  ctx.vendor = have_openblas ? impl_openblas : "cublas";
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+  // Same thread count as Kokkos so the comparison is core-for-core.
+  openblas_set_num_threads(ExecSpace().concurrency());
+#endif
+
+  RunInfo info;
+  for (int i = 0; i < argc; ++i) info.command += (i ? " " : "") + shell_quote(argv[i]);
+  info.git_sha = opt.git_sha.empty() ? RIDGELINE_PERF_GIT_SHA : opt.git_sha;
+  info.date_utc = utc_now_iso8601();
+  info.device = ctx.spec.name;
+  info.backend = ExecSpace::name();
+  info.kokkos = ridgeline::kokkos_description();
+
+  std::cout << "ridgeline-perf " << ridgeline::version() << " (" << info.git_sha << ")  " << info.date_utc
+            << "\n"
+            << "device: " << info.device << " [" << ctx.spec.source << "]  exec space: " << info.backend
+            << (std::is_same<MemSpace, Kokkos::HostSpace>::value
+                    ? " x" + std::to_string(ExecSpace().concurrency()) + " threads"
+                    : std::string())
+            << "  " << info.kokkos << "\n"
+            << "peaks: fp32 " << ctx.spec.peak_flops(ridgeline::DType::fp32, ridgeline::Unit::vector) * 1e-9
+            << " GFLOP/s, fp64 "
+            << ctx.spec.peak_flops(ridgeline::DType::fp64, ridgeline::Unit::vector) * 1e-9
+            << " GFLOP/s (vector units); DRAM " << ctx.spec.dram_bw_bytes_per_s * 1e-9 << " GB/s; LLC "
+            << ctx.llc_bytes / (1 << 20) << " MiB; rotation " << ctx.rotate_bytes / (1 << 20) << " MiB/case\n"
+            << "timing: median of " << opt.reps << " fenced samples after " << opt.warmup
+            << " warm-up calls; alpha " << opt.alpha << " beta " << opt.beta
+            << "; vendor baseline: " << ctx.vendor
+            << (have_openblas ? "" : " (separate program, see merge_results.py)") << "\n";
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+  std::cout << "openblas: core " << openblas_get_corename() << ", " << openblas_get_num_threads()
+            << " threads";
+  if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
+    std::cout << " (OPENBLAS_CORETYPE set by ridgeline-perf: the library picked " << picked
+              << " for this CPU)";
+  std::cout << "\n";
+#endif
+  std::cout << "\n";
+
+  std::vector<PerfRecord> rows;
+  for (const auto& s : shapes) {
+    std::cout << "running " << spec_string(s) << " ..." << std::flush;
+    auto r = s.precision == Precision::fp32 ? run_shape<float>(s, ctx) : run_shape<double>(s, ctx);
+    std::cout << " done\n";
+    rows.insert(rows.end(), r.begin(), r.end());
+  }
+  annotate(rows, ctx);
+
+  std::cout << "\n";
+  print_results_table(std::cout, rows, ctx.vendor);
+  std::cout << "\n";
+  print_roofline_ledger(std::cout, rows);
+
+  int status = 0;
+  for (const auto& r : rows)
+    if (r.check == "MISMATCH" || r.check == "ERROR") status = 2;
+
+  nlohmann::json meta = {{"ridgeline_version", ridgeline::version()},
+                         {"exec_space", info.backend},
+                         {"concurrency", ExecSpace().concurrency()},
+                         {"vendor_baseline", ctx.vendor},
+                         {"reps", opt.reps},
+                         {"warmup", opt.warmup},
+                         {"min_sample_ms", opt.min_sample_ms},
+                         {"rotate_bytes", ctx.rotate_bytes},
+                         {"llc_bytes", ctx.llc_bytes},
+                         {"alpha", opt.alpha},
+                         {"beta", opt.beta},
+                         {"seed", opt.seed},
+                         {"spec", nlohmann::json::parse(ridgeline::device_spec_to_json(ctx.spec))}};
+  try {
+    if (!opt.csv.empty()) write_csv_file(opt.csv, rows, info);
+    if (!opt.json.empty()) write_json_file(opt.json, rows, info, meta);
+  } catch (const std::exception& e) {
+    std::cerr << "ridgeline-perf: " << e.what() << "\n";
+    return 1;
+  }
+  try {
+    if (!opt.plot.empty()) write_plot(opt.plot, rows, ctx);
+  } catch (const std::exception& e) {
+    std::cerr << "ridgeline-perf: " << e.what() << "\n";
+    return 1;
+  }
+  if (status) std::cerr << "ridgeline-perf: some results did not match the reference\n";
+  return status;
+}
+
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+// OpenBLAS reads its core type once, when the library loads, and a release older than the CPU (0.3.21
+// on Sapphire/Emerald Rapids) falls back to its SSE3 "Prescott" kernels, several times slower. A
+// baseline that weak would flatter every ratio, so when the CPU can run a better kernel set and the
+// user did not choose one, ridgeline-perf runs itself again with OPENBLAS_CORETYPE naming it.
+const char* better_openblas_core() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  std::string core = openblas_get_corename();
+  for (auto& c : core) c = char(std::tolower(static_cast<unsigned char>(c)));
+  auto one_of = [&](std::initializer_list<const char*> names) {
+    for (const char* n : names)
+      if (core == n) return true;
+    return false;
+  };
+  if (__builtin_cpu_supports("avx512f") && !one_of({"skylakex", "cooperlake", "sapphirerapids"}))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      !one_of({"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"}))
+    return "Haswell";
+#endif
+  return nullptr;
+}
+
+// With OMP_PROC_BIND set, libgomp pins the initial thread to the first place as it loads, before
+// main; exec would hand that one-CPU mask to the new image, which would then start one thread. The
+// places together are the mask the process started with, so that is what exec gets back.
+void undo_openmp_binding() {
+#if defined(_OPENMP) && defined(__linux__)
+  const int places = omp_get_num_places();
+  if (places <= 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int p = 0; p < places; ++p) {
+    std::vector<int> ids(std::size_t(std::max(0, omp_get_place_num_procs(p))));
+    omp_get_place_proc_ids(p, ids.data());
+    for (int id : ids)
+      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+  }
+  if (CPU_COUNT(&set) > 0) sched_setaffinity(0, sizeof set, &set);
+#endif
+}
+
+void rerun_with_better_openblas_core(char** argv) {
+#if defined(__linux__)
+  if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
+  const char* core = better_openblas_core();
+  if (core == nullptr) return;
+  setenv("RIDGELINE_PERF_OPENBLAS_PICKED", openblas_get_corename(), 1);
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  undo_openmp_binding();
+  execv("/proc/self/exe", argv);
+  // exec failed: carry on with the library's choice; the config column names the core that ran.
+  unsetenv("OPENBLAS_CORETYPE");
+#else
+  (void)argv;
+#endif
+}
+#endif
+
+}  // namespace ridgeline_perf
+
+int main(int argc, char** argv) {
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+  ridgeline_perf::rerun_with_better_openblas_core(argv);
+#endif
+  return ridgeline_perf::run(argc, argv);
+}

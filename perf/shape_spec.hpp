@@ -1,0 +1,219 @@
+#pragma once
+// Shapes, presets and input generation shared by ridgeline-perf and the standalone cuBLAS baseline.
+// Standard C++ only: cublas_baseline.cu is compiled by a bare nvcc on the GPU machine, and both
+// programs must agree on the shape syntax and produce bit-identical inputs, so that the merge step
+// can compare their results without moving matrices between processes.
+#include <cstdint>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+#define RIDGELINE_PERF_HOST_DEVICE __host__ __device__
+#else
+#define RIDGELINE_PERF_HOST_DEVICE
+#endif
+
+namespace ridgeline_perf {
+
+enum class Op { gemm, gemv };
+enum class Precision { fp32, fp64 };
+
+// One measured case. GEMM: C(m x n) = alpha op(A)(m x k) op(B)(k x n) + beta C.
+// GEMV: A is m x n as stored; y = alpha op(A) x + beta y (k is unused and 0).
+// All matrices are column-major (LayoutLeft) with leading dimension = rows as stored.
+struct ShapeSpec {
+  Op op = Op::gemm;
+  std::string trans = "NN";  // "NN".."TT" for GEMM, "N"/"T" for GEMV
+  std::int64_t m = 0, n = 0, k = 0;
+  Precision precision = Precision::fp32;
+
+  char trans_a() const { return trans[0]; }
+  char trans_b() const { return trans.size() > 1 ? trans[1] : 'N'; }
+  int elem_bytes() const { return precision == Precision::fp32 ? 4 : 8; }
+
+  // Stored extents, column-major.
+  std::int64_t a_rows() const { return op == Op::gemv ? m : (trans_a() == 'N' ? m : k); }
+  std::int64_t a_cols() const { return op == Op::gemv ? n : (trans_a() == 'N' ? k : m); }
+  std::int64_t b_rows() const { return trans_b() == 'N' ? k : n; }
+  std::int64_t b_cols() const { return trans_b() == 'N' ? n : k; }
+  // GEMV vector lengths.
+  std::int64_t x_len() const { return trans_a() == 'N' ? n : m; }
+  std::int64_t y_len() const { return trans_a() == 'N' ? m : n; }
+  // The length of each dot product: what rounding error grows with.
+  std::int64_t reduction_len() const { return op == Op::gemm ? k : x_len(); }
+  // Elements of the output (C or y).
+  std::int64_t out_elems() const { return op == Op::gemm ? m * n : y_len(); }
+
+  double flops() const {
+    return op == Op::gemm ? 2.0 * double(m) * double(n) * double(k) : 2.0 * double(m) * double(n);
+  }
+};
+
+inline const char* op_name(Op op) {
+  return op == Op::gemm ? "gemm" : "gemv";
+}
+inline const char* precision_name(Precision p) {
+  return p == Precision::fp32 ? "fp32" : "fp64";
+}
+
+inline std::string shape_string(const ShapeSpec& s) {
+  std::string r = std::to_string(s.m) + "x" + std::to_string(s.n);
+  if (s.op == Op::gemm) r += "x" + std::to_string(s.k);
+  return r;
+}
+
+// "gemm:NN:4096x4096x4096:fp32" / "gemv:T:16384x16384:fp64"; the canonical form parse accepts.
+inline std::string spec_string(const ShapeSpec& s) {
+  return std::string(op_name(s.op)) + ":" + s.trans + ":" + shape_string(s) + ":" +
+         precision_name(s.precision);
+}
+
+namespace detail {
+inline std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  std::string cur;
+  std::istringstream in(s);
+  while (std::getline(in, cur, sep))
+    if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+inline std::int64_t parse_extent(const std::string& tok, const std::string& whole) {
+  std::size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(tok, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != tok.size() || v <= 0)
+    throw std::invalid_argument("bad extent '" + tok + "' in shape '" + whole + "'");
+  return v;
+}
+
+inline std::string upper(std::string s) {
+  for (auto& c : s)
+    if (c >= 'a' && c <= 'z') c = char(c - 'a' + 'A');
+  return s;
+}
+}  // namespace detail
+
+inline ShapeSpec parse_shape(const std::string& text) {
+  const auto parts = detail::split(text, ':');
+  if (parts.size() != 4) throw std::invalid_argument("shape '" + text + "' is not op:trans:extents:dtype");
+  ShapeSpec s;
+  if (parts[0] == "gemm")
+    s.op = Op::gemm;
+  else if (parts[0] == "gemv")
+    s.op = Op::gemv;
+  else
+    throw std::invalid_argument("unknown op '" + parts[0] + "' in shape '" + text + "'");
+  s.trans = detail::upper(parts[1]);
+  const std::size_t want_trans = s.op == Op::gemm ? 2 : 1;
+  if (s.trans.size() != want_trans || s.trans.find_first_not_of("NT") != std::string::npos)
+    throw std::invalid_argument("bad transpose '" + parts[1] + "' in shape '" + text + "'");
+  const auto ext = detail::split(parts[2], 'x');
+  const std::size_t want_ext = s.op == Op::gemm ? 3 : 2;
+  if (ext.size() != want_ext)
+    throw std::invalid_argument("shape '" + text + "' needs " + std::to_string(want_ext) + " extents");
+  s.m = detail::parse_extent(ext[0], text);
+  s.n = detail::parse_extent(ext[1], text);
+  s.k = s.op == Op::gemm ? detail::parse_extent(ext[2], text) : 0;
+  if (parts[3] == "fp32" || parts[3] == "f32" || parts[3] == "float")
+    s.precision = Precision::fp32;
+  else if (parts[3] == "fp64" || parts[3] == "f64" || parts[3] == "double")
+    s.precision = Precision::fp64;
+  else
+    throw std::invalid_argument("unknown dtype '" + parts[3] + "' in shape '" + text + "'");
+  return s;
+}
+
+// Preset names and what they expand to. quick-host is the README's short host run; host-2048 is
+// the 0.8x-OpenBLAS target; h200 is the GPU sweep (4097 catches remainder tiles, the two skinny
+// shapes catch K-small and M-small dispatch).
+inline std::vector<std::string> preset_names() {
+  return {"quick-host", "host-2048", "h200"};
+}
+
+inline std::string preset_list(const std::string& name) {
+  if (name == "quick-host")
+    return "gemm:NN:512x512x512:fp32,gemm:NN:1024x1024x1024:fp32,"
+           "gemm:NN:512x512x512:fp64,gemm:NN:1024x1024x1024:fp64,"
+           "gemv:N:4096x4096:fp32,gemv:T:4096x4096:fp32,"
+           "gemv:N:4096x4096:fp64,gemv:T:4096x4096:fp64";
+  if (name == "host-2048") return "gemm:NN:2048x2048x2048:fp32,gemm:NN:2048x2048x2048:fp64";
+  if (name == "h200")
+    return "gemm:NN:4096x4096x4096:fp32,gemm:NN:8192x8192x8192:fp32,gemm:NN:4097x4097x4097:fp32,"
+           "gemm:NN:16384x16384x64:fp32,gemm:NN:64x16384x16384:fp32,"
+           "gemm:NT:8192x8192x8192:fp32,gemm:TN:8192x8192x8192:fp32,gemm:TT:8192x8192x8192:fp32,"
+           "gemm:NN:8192x8192x8192:fp64,"
+           "gemv:N:16384x16384:fp32,gemv:T:16384x16384:fp32,gemv:N:8192x8192:fp32,gemv:T:8192x8192:fp32,"
+           "gemv:N:16384x16384:fp64,gemv:T:16384x16384:fp64,gemv:N:8192x8192:fp64,gemv:T:8192x8192:fp64";
+  return "";
+}
+
+// A preset name, or a comma-separated list of shapes (presets may appear inside the list).
+inline std::vector<ShapeSpec> parse_shapes(const std::string& text) {
+  std::vector<ShapeSpec> out;
+  for (const auto& item : detail::split(text, ',')) {
+    const std::string expanded = preset_list(item);
+    if (!expanded.empty()) {
+      for (const auto& s : detail::split(expanded, ',')) out.push_back(parse_shape(s));
+    } else {
+      out.push_back(parse_shape(item));
+    }
+  }
+  if (out.empty()) throw std::invalid_argument("no shapes in '" + text + "'");
+  return out;
+}
+
+// ---- inputs ------------------------------------------------------------------------------------
+// Counter-based values: element i of a tensor is a pure function of (seed, i), so the Kokkos
+// harness and the cuBLAS program fill identical matrices on any device, in any order, without
+// shipping data. Values are uniform in [-1, 1) and exactly representable, never zero-filled.
+
+RIDGELINE_PERF_HOST_DEVICE inline std::uint64_t mix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+enum class Tensor : std::uint64_t { a = 1, b = 2, c = 3, x = 4, y = 5, check_out = 6 };
+
+// Seed of one tensor of one rotation set; set 0 is also the set the correctness check reads.
+inline std::uint64_t tensor_seed(std::uint64_t base, Tensor t, int set) {
+  return mix64(base ^ mix64(std::uint64_t(t) * 0x100000001b3ull + std::uint64_t(set)));
+}
+
+template <class Scalar>
+RIDGELINE_PERF_HOST_DEVICE inline Scalar input_value(std::uint64_t seed, std::uint64_t index) {
+  const std::uint64_t h = mix64(seed ^ (index * 0xd1342543de82ef95ull));
+  // 24 bits for float and 53 for double keep 2u-1 exact in the target type.
+  if constexpr (sizeof(Scalar) == 4) {
+    const float u = float(h >> 40) * (1.0f / 16777216.0f);
+    return Scalar(2.0f * u - 1.0f);
+  } else {
+    const double u = double(h >> 11) * (1.0 / 9007199254740992.0);
+    return Scalar(2.0 * u - 1.0);
+  }
+}
+
+// +1/-1 weights of the result probe: sum_i w_i out_i differs by O(|out|) between a right and a
+// wrong result, so two programs can compare results through two numbers.
+RIDGELINE_PERF_HOST_DEVICE inline double probe_weight(std::uint64_t index) {
+  return (mix64(index ^ 0x5851f42d4c957f2dull) & 1u) ? 1.0 : -1.0;
+}
+
+constexpr std::uint64_t default_seed = 20240611ull;
+
+// Tolerance on the relative Frobenius error of a result against the baseline: the worst-case
+// dot-product error bound grows with K * eps; the factor absorbs blocked-summation differences.
+inline double check_tolerance(const ShapeSpec& s) {
+  const double eps = s.precision == Precision::fp32 ? 5.96e-8 : 1.11e-16;
+  return 4.0 * double(s.reduction_len() + 2) * eps;
+}
+
+}  // namespace ridgeline_perf
