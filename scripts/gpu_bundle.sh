@@ -9,6 +9,6 @@ dest=$root/.out/cuda
 rm -rf "$dest"
 mkdir -p "$dest/lib"
 cp "$b"/tests/test_*_cuda "$b/perf/ridgeline-perf" "$dest/"
-[ -x "$b/apps/ridgeline/ridgeline" ] && cp "$b/apps/ridgeline/ridgeline" "$dest/"
+for opt in apps/ridgeline/ridgeline perf/ridgeline-tile-sweep; do [ -x "$b/$opt" ] && cp "$b/$opt" "$dest/"; done
 ldd "$dest/ridgeline-perf" | awk '/libcudart/ {print $3}' | xargs -r -I{} cp -L {} "$dest/lib/"
 du -sh "$dest"

@@ -1,18 +1,23 @@
 #pragma once
 // CUDA tile table (SIMT; tensor-core micro-kernels come separately).
 //
-// GEMM fp32: 128x128x8 per 256-thread team, 8x8 per thread split into 4x4 pieces 64 rows/cols
+// GEMM fp32: 128x128x16 per 256-thread team, 8x8 per thread split into 4x4 pieces 64 rows/cols
 // apart, so each k step is four 16-byte scratch loads per thread with no bank conflicts; two
-// stages of A and B take 2*(8*132 + 8*132)*4 B = 16.5 KB, well inside the 40 KB level-0 cap of
-// Kokkos 3.4. The +4 padding keeps the transposed stores (k-contiguous operands) conflict-free
-// while keeping rows 16-byte aligned.
+// stages of A and B take 2*(16*132 + 16*132)*4 B = 33 KB, inside the 40 KB level-0 cap of Kokkos
+// 3.4. The +4 padding keeps the transposed stores (k-contiguous operands) conflict-free while
+// keeping rows 16-byte aligned.
+// Chosen by perf/tile_sweep.cpp on the H200 (perf/results/h200-2026-11-30-sweep.txt): bk 16 beat
+// bk 8 by 4.5%; lane layouts within a warp moved nothing (<1%); 8x16 and 16x8 micro-tiles spill at
+// the 255-register cap and ran at half speed; two teams per SM (128 registers) spilled worse.
+// What holds it near 42% of the FP32 peak: an 8x8 micro-tile reads 16 floats of scratch per 64
+// FMAs, i.e. 128 B/clk/SM at Hopper's 128 FMA/clk/SM, which is all the shared-memory bandwidth.
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::cuda {
 
 struct GemmTilesFp32 {
-  static constexpr int bm = 128, bn = 128, bk = 8;
+  static constexpr int bm = 128, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
@@ -29,17 +34,19 @@ struct GemmTilesFp64 {
 };
 
 // GEMV "rows": 16-byte packets down a column, 64 rows per team, so a column chunk is 256 B read by
-// 16 (fp32) or 32 (fp64) threads; the rest of the 512 threads split the columns, 8 columns in
-// flight each. 64-row teams keep 128+ teams busy down to 8192 rows.
+// 16 (fp32) or 32 (fp64) threads; the rest of the 1024 threads split the columns, 8 columns in
+// flight each. At 8192 rows there are only 128 teams, so the team must be wide to keep enough
+// loads in flight: 1024 threads ran 1.6x faster than 512 there (tile sweep), and equal at 16384.
 template <class T>
 struct GemvRowsTiles {
-  static constexpr int team_size = 512, vector_length = 1, rows = 64, unroll = 8, vec = 16 / sizeof(T);
+  static constexpr int team_size = 1024, vector_length = 1, rows = 64, unroll = 8, vec = 16 / sizeof(T);
   static constexpr int scratch_level = 0;
 };
-// GEMV "dot": one warp per output, 16-byte packets, 4 in flight per lane (2 KB per warp in fp32).
+// GEMV "dot": one warp per output, 16-byte packets, 4 in flight per lane (2 KB per warp in fp32);
+// 16 warps over 32 outputs per team beat 8 over 16 by 3-6% (tile sweep).
 template <class T>
 struct GemvDotTiles {
-  static constexpr int team_size = 8, vector_length = 32, rows = 16, unroll = 4, vec = 16 / sizeof(T);
+  static constexpr int team_size = 16, vector_length = 32, rows = 32, unroll = 4, vec = 16 / sizeof(T);
   static constexpr int scratch_level = 0;
 };
 

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/micro_tile.hpp"
@@ -27,6 +28,21 @@ namespace ridgeline::detail {
 
 constexpr std::size_t scratch_align = 16;
 KOKKOS_INLINE_FUNCTION constexpr std::size_t align_up(std::size_t n) { return (n + scratch_align - 1) / scratch_align * scratch_align; }
+
+// Which micro-tile each thread of a team owns. Threads form groups of `group_lanes` consecutive
+// ranks (a warp, on GPUs), each laid out lanes_m x (group_lanes / lanes_m) over the micro-tile grid,
+// so a tile table can trade the distinct A and B fragments a warp loads per k step. A table that
+// names neither gets one group spanning the team, lanes_m = BM / TM (ranks walk m first).
+template <class Cfg, class = void>
+struct LaneLayout {
+  static constexpr int group_lanes = Cfg::team_size;
+  static constexpr int lanes_m = Cfg::bm / Cfg::tm;
+};
+template <class Cfg>
+struct LaneLayout<Cfg, std::void_t<decltype(Cfg::lanes_m), decltype(Cfg::group_lanes)>> {
+  static constexpr int group_lanes = Cfg::group_lanes;
+  static constexpr int lanes_m = Cfg::lanes_m;
+};
 
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN>
 struct GemmTeamTiled {
@@ -217,7 +233,12 @@ struct GemmTeamTiled {
     const int t = team.team_rank();
 
     if constexpr (kRegisterAcc) {
-      const int ty = t % kTilesM, tx = t / kTilesM;
+      using L = LaneLayout<Cfg>;
+      static_assert(kTilesM % L::lanes_m == 0 && L::group_lanes % L::lanes_m == 0, "lane layout must tile");
+      constexpr int groups_m = kTilesM / L::lanes_m, lanes_n = L::group_lanes / L::lanes_m;
+      const int grp = t / L::group_lanes, lane = t % L::group_lanes;
+      const int ty = (grp % groups_m) * L::lanes_m + lane % L::lanes_m;
+      const int tx = (grp / groups_m) * lanes_n + lane / L::lanes_m;
       typename MK::Accumulator acc;
       MK::zero(acc);
       k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });

@@ -1,0 +1,219 @@
+// ridgeline-tile-sweep: times candidate tile configurations of the build's default execution space
+// against the entry its tile table holds, in one process, so a table change is chosen on numbers.
+//
+//   ridgeline-tile-sweep [--reps N] [--gemm N] [--gemv N ...]
+//
+// Candidates are search space, not table entries: the winners are copied into
+// backends/<name>/tile_table.hpp by hand, with the run that chose them recorded in perf/results/.
+// Every candidate's result is checked against the table entry's (relative Frobenius error).
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <ridgeline/ridgeline.hpp>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Exec = Kokkos::DefaultExecutionSpace;
+using Mem = Exec::memory_space;
+template <class T>
+using Matrix = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
+template <class T>
+using Vector = Kokkos::View<T*, Kokkos::LayoutLeft, Mem>;
+namespace rd = ridgeline::detail;
+using Be = rd::Backend<Exec, float>;
+
+template <class V>
+void fill(const V& v, unsigned seed) {
+  auto h = Kokkos::create_mirror_view(v);
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<double> d(-1, 1);
+  auto* p = h.data();
+  for (std::size_t i = 0; i < h.span(); ++i) p[i] = static_cast<typename V::value_type>(d(g));
+  Kokkos::deep_copy(v, h);
+}
+
+template <class F>
+double median_seconds(int reps, F&& f) {
+  f();
+  Kokkos::fence();
+  std::vector<double> t;
+  for (int r = 0; r < reps; ++r) {
+    const auto s = std::chrono::steady_clock::now();
+    f();
+    Kokkos::fence();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+template <class V>
+double rel_diff(const V& a, const V& b) {
+  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < ha.span(); ++i) {
+    num += std::pow(double(ha.data()[i]) - double(hb.data()[i]), 2);
+    den += std::pow(double(hb.data()[i]), 2);
+  }
+  return std::sqrt(num / (den > 0 ? den : 1));
+}
+
+// ---- GEMM candidates -------------------------------------------------------------------------
+template <class Base, int kBk, int kGroupLanes, int kLanesM, int kMinBlocks>
+struct Gemm : Base {
+  static constexpr int bk = kBk, group_lanes = kGroupLanes, lanes_m = kLanesM, min_blocks = kMinBlocks;
+};
+
+template <class Base, int kBm, int kBn, int kBk, int kTm, int kTn, int kGroupLanes, int kLanesM>
+struct GemmShape : Base {
+  static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn;
+  static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
+};
+
+template <class Cfg, class T>
+void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
+                    const Matrix<T>& ref, int reps, double base_s) {
+  using MK = typename Be::template micro_kernel<Cfg, T, T>;
+  using K = rd::GemmTeamTiled<Exec, Cfg, T, T, MK, true, false>;
+  const auto a = rd::strided_op(A, rd::Trans::N);
+  const auto b = rd::strided_op(B, rd::Trans::N);
+  const auto c = rd::strided_op(C, rd::Trans::N);
+  const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  try {
+    const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, T(1), T(0)); });
+    const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
+    std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3, flops / s * 1e-9,
+                base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), K::scratch_bytes());
+  } catch (const std::exception& e) {
+    std::printf("  %-34s rejected: %s\n", name, e.what());
+  }
+}
+
+template <class T, class Base>
+void sweep_gemm(int n, int reps) {
+  Matrix<T> A("A", n, n), B("B", n, n), C("C", n, n), ref("ref", n, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * n * double(n) * n;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
+  std::printf("gemm NN %d^3 %s: table entry %.3f ms %.1f GFLOP/s\n", n, sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3,
+              flops / base * 1e-9);
+  gemm_candidate<Gemm<Base, 16, Base::team_size, Base::bm / Base::tm, 1>, T>("bk16", A, B, C, ref, reps, base);
+  gemm_candidate<Gemm<Base, 8, 32, 4, 1>, T>("warp 4x8 lanes", A, B, C, ref, reps, base);
+  gemm_candidate<Gemm<Base, 8, 32, 8, 1>, T>("warp 8x4 lanes", A, B, C, ref, reps, base);
+  gemm_candidate<Gemm<Base, 16, 32, 4, 1>, T>("warp 4x8 lanes, bk16", A, B, C, ref, reps, base);
+  if constexpr (sizeof(T) == 4) {
+    // More FMAs per scratch byte: 8x16 and 16x8 micro-tiles on 256 threads.
+    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps, base);
+    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 4>, T>("128x256x8, 8x16, warp 4x8", A, B, C, ref, reps,
+                                                                  base);
+    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 8>, T>("128x256x8, 8x16, warp 8x4", A, B, C, ref, reps,
+                                                                  base);
+    gemm_candidate<GemmShape<Base, 256, 128, 8, 16, 8, 256, 16>, T>("256x128x8, 16x8", A, B, C, ref, reps, base);
+    gemm_candidate<GemmShape<Base, 256, 128, 8, 16, 8, 32, 4>, T>("256x128x8, 16x8, warp 4x8", A, B, C, ref, reps,
+                                                                  base);
+    gemm_candidate<GemmShape<Base, 128, 128, 16, 8, 8, 32, 4>, T>("128x128x16, 8x8, warp 4x8", A, B, C, ref, reps,
+                                                                  base);
+  }
+}
+
+// ---- GEMV candidates -------------------------------------------------------------------------
+template <class T, int kTeam, int kVector, int kRows, int kUnroll, int kVec>
+struct Gv {
+  static constexpr int team_size = kTeam, vector_length = kVector, rows = kRows, unroll = kUnroll, vec = kVec;
+  static constexpr int scratch_level = 0;
+};
+
+template <class K, class Cfg, class T>
+void gemv_candidate(const char* name, const std::vector<Matrix<T>>& As, const Vector<T>& x, const Vector<T>& y,
+                    const Vector<T>& ref, bool trans, int reps, double base_s) {
+  int set = 0;
+  const auto xs = rd::strided_vec(x);
+  const rd::Strided1D<const T> xc{xs.data, xs.n, xs.s};
+  try {
+    const double s = median_seconds(reps, [&] {
+      const auto a = rd::strided_op(As[set++ % As.size()], trans ? rd::Trans::T : rd::Trans::N);
+      rd::launch_gemv<K, Cfg>(Exec(), rd::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs}, xc,
+                              rd::strided_vec(y), T(1), T(0));
+    });
+    const double bytes = double(As[0].span()) * sizeof(T);
+    std::printf("  %-34s %9.4f ms %9.1f GB/s  x%.3f\n", name, s * 1e3, bytes / s * 1e-9, base_s / s);
+    (void)ref;
+  } catch (const std::exception& e) {
+    std::printf("  %-34s rejected: %s\n", name, e.what());
+  }
+}
+
+template <class T>
+void sweep_gemv(int n, int reps) {
+  // Rotate enough matrices to keep each call's A out of the L2 left by the previous one.
+  const int sets = std::max(2, int(400e6 / (double(n) * n * sizeof(T))) + 1);
+  std::vector<Matrix<T>> As;
+  for (int s = 0; s < sets; ++s) {
+    As.emplace_back("A", n, n);
+    fill(As.back(), 10 + s);
+  }
+  Vector<T> x("x", n), y("y", n), ref("ref", n);
+  fill(x, 3);
+  for (bool trans : {false, true}) {
+    int set = 0;
+    const double base = median_seconds(reps, [&] {
+      ridgeline::gemv(Exec(), trans ? "T" : "N", T(1), As[set++ % sets], x, T(0), ref);
+    });
+    const double bytes = double(n) * n * sizeof(T);
+    std::printf("gemv %s %d^2 %s: table entry %.4f ms %.1f GB/s\n", trans ? "T" : "N", n,
+                sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3, bytes / base * 1e-9);
+    constexpr int V = 16 / sizeof(T);
+    if (!trans) {
+      using R1 = Gv<T, 512, 1, 32, 8, V>;
+      using R2 = Gv<T, 256, 1, 32, 8, V>;
+      using R3 = Gv<T, 512, 1, 64, 16, V>;
+      using R4 = Gv<T, 256, 1, 64, 8, V>;
+      using R5 = Gv<T, 1024, 1, 64, 8, V>;
+      gemv_candidate<rd::GemvRows<Exec, R1, T, T, true, true>, R1>("rows 32, team 512, u8", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R2, T, T, true, true>, R2>("rows 32, team 256, u8", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R3, T, T, true, true>, R3>("rows 64, team 512, u16", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R4, T, T, true, true>, R4>("rows 64, team 256, u8", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R5, T, T, true, true>, R5>("rows 64, team 1024, u8", As, x, y, ref, false, reps, base);
+    } else {
+      using D1 = Gv<T, 8, 32, 16, 8, V>;
+      using D2 = Gv<T, 4, 32, 16, 4, V>;
+      using D3 = Gv<T, 16, 32, 32, 4, V>;
+      using D4 = Gv<T, 8, 32, 8, 2, V>;
+      gemv_candidate<rd::GemvDot<Exec, D1, T, T, true, true>, D1>("dot 8x32, rows 16, u8", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D2, T, T, true, true>, D2>("dot 4x32, rows 16, u4", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D3, T, T, true, true>, D3>("dot 16x32, rows 32, u4", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D4, T, T, true, true>, D4>("dot 8x32, rows 8, u2", As, x, y, ref, true, reps, base);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Times candidate tile configurations against the tile table"};
+  int reps = 10;
+  std::vector<int> gemm_n{4096}, gemv_n{8192, 16384};
+  app.add_option("--reps", reps, "timed runs per candidate (median)");
+  app.add_option("--gemm", gemm_n, "square GEMM sizes");
+  app.add_option("--gemv", gemv_n, "square GEMV sizes");
+  CLI11_PARSE(app, argc, argv);
+  Kokkos::ScopeGuard guard(argc, argv);
+  std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
+              ridgeline::version().c_str());
+  for (int n : gemm_n) {
+    sweep_gemm<float, typename Be::template gemm<float>>(n, reps);
+    sweep_gemm<double, typename Be::template gemm<double>>(n, reps);
+  }
+  for (int n : gemv_n) {
+    sweep_gemv<float>(n, reps);
+    sweep_gemv<double>(n, reps);
+  }
+  return 0;
+}
