@@ -71,9 +71,10 @@ struct Gemm : Base {
   static constexpr int bk = kBk, group_lanes = kGroupLanes, lanes_m = kLanesM, min_blocks = kMinBlocks;
 };
 
+// Another tile and micro-tile shape; fragments become 4 wide so that any backend's base fits.
 template <class Base, int kBm, int kBn, int kBk, int kTm, int kTn, int kGroupLanes, int kLanesM>
 struct GemmShape : Base {
-  static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn;
+  static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn, fm = 4, fn = 4;
   static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
 };
 
