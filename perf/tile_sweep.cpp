@@ -125,10 +125,10 @@ void sweep_gemm(int n, int reps) {
 }
 
 // ---- GEMV candidates -------------------------------------------------------------------------
-template <class T, int kTeam, int kVector, int kRows, int kUnroll, int kVec>
+template <class T, int kTeam, int kVector, int kRows, int kUnroll, int kVec, int kMinBlocks = 1>
 struct Gv {
   static constexpr int team_size = kTeam, vector_length = kVector, rows = kRows, unroll = kUnroll, vec = kVec;
-  static constexpr int scratch_level = 0;
+  static constexpr int scratch_level = 0, min_blocks = kMinBlocks;
 };
 
 template <class K, class Cfg, class T>
@@ -182,6 +182,10 @@ void sweep_gemv(int n, int reps) {
       gemv_candidate<rd::GemvRows<Exec, R3, T, T, true, true>, R3>("rows 64, team 512, u16", As, x, y, ref, false, reps, base);
       gemv_candidate<rd::GemvRows<Exec, R4, T, T, true, true>, R4>("rows 64, team 256, u8", As, x, y, ref, false, reps, base);
       gemv_candidate<rd::GemvRows<Exec, R5, T, T, true, true>, R5>("rows 64, team 1024, u8", As, x, y, ref, false, reps, base);
+      using R6 = Gv<T, 512, 1, 64, 8, V, 2>;
+      using R7 = Gv<T, 1024, 1, 128, 8, V>;
+      gemv_candidate<rd::GemvRows<Exec, R6, T, T, true, true>, R6>("rows 64, team 512, u8, 2/SM", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R7, T, T, true, true>, R7>("rows 128, team 1024, u8", As, x, y, ref, false, reps, base);
     } else {
       using D1 = Gv<T, 8, 32, 16, 8, V>;
       using D2 = Gv<T, 4, 32, 16, 4, V>;
@@ -191,6 +195,12 @@ void sweep_gemv(int n, int reps) {
       gemv_candidate<rd::GemvDot<Exec, D2, T, T, true, true>, D2>("dot 4x32, rows 16, u4", As, x, y, ref, true, reps, base);
       gemv_candidate<rd::GemvDot<Exec, D3, T, T, true, true>, D3>("dot 16x32, rows 32, u4", As, x, y, ref, true, reps, base);
       gemv_candidate<rd::GemvDot<Exec, D4, T, T, true, true>, D4>("dot 8x32, rows 8, u2", As, x, y, ref, true, reps, base);
+      using D5 = Gv<T, 16, 32, 32, 4, V, 1>;
+      using D6 = Gv<T, 16, 32, 32, 4, V, 3>;
+      using D7 = Gv<T, 8, 32, 16, 8, V, 4>;
+      gemv_candidate<rd::GemvDot<Exec, D5, T, T, true, true>, D5>("dot 16x32, rows 32, u4, 1/SM", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D6, T, T, true, true>, D6>("dot 16x32, rows 32, u4, 3/SM", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D7, T, T, true, true>, D7>("dot 8x32, rows 16, u8, 4/SM", As, x, y, ref, true, reps, base);
     }
   }
 }

@@ -14,16 +14,11 @@
 #include <ridgeline/backends/hip/detect.hpp>
 #endif
 
+#include "ridgeline/detail/compat.hpp"
+
 namespace ridgeline {
 
 namespace detail {
-#if defined(KOKKOS_ENABLE_HIP)
-#if KOKKOS_VERSION >= 40000
-using HipSpace = Kokkos::HIP;
-#else
-using HipSpace = Kokkos::Experimental::HIP;
-#endif
-#endif
 
 template <class ExecSpace>
 std::int64_t kokkos_team_scratch_cap(const ExecSpace& exec) {
@@ -44,7 +39,7 @@ DeviceSpec detect_device_spec(const ExecSpace& exec = ExecSpace()) {
   }
 #endif
 #if defined(KOKKOS_ENABLE_HIP)
-  if constexpr (std::is_same<ExecSpace, detail::HipSpace>::value) {
+  if constexpr (std::is_same<ExecSpace, detail::compat::HipSpace>::value) {
     spec = spec_from_runtime(hip_detect::query_current_device());
     done = true;
   }

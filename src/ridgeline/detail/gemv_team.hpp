@@ -11,6 +11,7 @@
 #include <Kokkos_Core.hpp>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/strided.hpp"
@@ -28,11 +29,23 @@ KOKKOS_FORCEINLINE_FUNCTION Packet<W, T> load_packet(const T* p) {
   return *reinterpret_cast<const Packet<W, T>*>(p);
 }
 
+// Teams per compute unit the launch bounds ask for; a table may name `min_blocks` to cap
+// registers in exchange for occupancy (memory-bound kernels need many loads in flight).
+template <class Cfg, class = void>
+struct GemvMinBlocks {
+  static constexpr int value = 1;
+};
+template <class Cfg>
+struct GemvMinBlocks<Cfg, std::void_t<decltype(Cfg::min_blocks)>> {
+  static constexpr int value = Cfg::min_blocks;
+};
+
 // kVec: the dispatcher proved that packets of Cfg::vec elements along the contiguous index are
 // aligned (base, leading stride); otherwise every access is a scalar.
 template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
 struct GemvRows {
-  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, 1>>;
+  using policy_type =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, GemvMinBlocks<Cfg>::value>>;
   using member_type = typename policy_type::member_type;
   static_assert(Cfg::vector_length == 1, "GemvRows uses team threads only");
   static_assert(!kVec || kUnit, "packets need unit stride");
@@ -96,9 +109,19 @@ struct GemvRows {
       for (int q = 0; q < kPacketsPerThread; ++q) {
         const std::int64_t i = row_of(q);
         if (i >= a.rows) break;
-        const bool whole = i + VW <= a.rows;
-        RIDGELINE_UNROLL
-        for (int u = 0; u < U; ++u) mac_packet(acc[q], i, j0 + std::int64_t(u) * kGroups, xs[u], whole);
+        if (i + VW <= a.rows) {
+          // All U packets are requested before the first is used: U loads in flight per thread.
+          Packet<VW, T> p[U];
+          RIDGELINE_UNROLL
+          for (int u = 0; u < U; ++u) p[u] = load_packet<VW>(a_ptr(i, j0 + std::int64_t(u) * kGroups));
+          RIDGELINE_UNROLL
+          for (int u = 0; u < U; ++u) {
+            RIDGELINE_UNROLL
+            for (int e = 0; e < VW; ++e) acc[q][e] += static_cast<Acc>(p[u].v[e]) * xs[u];
+          }
+        } else {
+          for (int u = 0; u < U; ++u) mac_packet(acc[q], i, j0 + std::int64_t(u) * kGroups, xs[u], false);
+        }
       }
     }
     for (; j0 < ncols; j0 += kGroups) {
@@ -138,7 +161,8 @@ struct GemvRows {
 
 template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
 struct GemvDot {
-  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size * Cfg::vector_length, 1>>;
+  using policy_type = Kokkos::TeamPolicy<
+      ExecSpace, Kokkos::LaunchBounds<Cfg::team_size * Cfg::vector_length, GemvMinBlocks<Cfg>::value>>;
   using member_type = typename policy_type::member_type;
   static_assert(!kVec || kUnit, "packets need unit stride");
   static constexpr int V = Cfg::vector_length;
@@ -175,17 +199,18 @@ struct GemvDot {
             const std::int64_t ncols = a.cols, step = std::int64_t(V) * U * VW;
             std::int64_t j0 = 0;
             for (; j0 + step <= ncols; j0 += step) {
+              // All U packets of A and x are requested before the first is used.
+              Packet<VW, T> pa[U], px[U];
               RIDGELINE_UNROLL
               for (int u = 0; u < U; ++u) {
                 const std::int64_t j = j0 + (std::int64_t(u) * V + l) * VW;
-                if constexpr (VW > 1) {
-                  const auto pa = load_packet<VW>(&a_at(i, j));
-                  const auto px = load_packet<VW>(&x(j));
-                  RIDGELINE_UNROLL
-                  for (int e = 0; e < VW; ++e) part[u] += static_cast<Acc>(pa.v[e]) * static_cast<Acc>(px.v[e]);
-                } else {
-                  part[u] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
-                }
+                pa[u] = load_packet<VW>(&a_at(i, j));
+                px[u] = load_packet<VW>(&x(j));
+              }
+              RIDGELINE_UNROLL
+              for (int u = 0; u < U; ++u) {
+                RIDGELINE_UNROLL
+                for (int e = 0; e < VW; ++e) part[u] += static_cast<Acc>(pa[u].v[e]) * static_cast<Acc>(px[u].v[e]);
               }
             }
             // The tail, fewer than one step: scalar, lanes interleaved.
