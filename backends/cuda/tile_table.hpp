@@ -43,12 +43,13 @@ struct GemvRowsTiles {
   static constexpr int scratch_level = 0;
 };
 // GEMV "dot": one warp per output, 16-byte packets, 4 in flight per lane (2 KB per warp in fp32);
-// 16 warps over 32 outputs per team beat 8 over 16 by 3-6% (tile sweep). ncu: at 95 registers one
-// team fit per SM (16 warps), stalled on loads; min_blocks 2 caps registers at 64 for 32 warps.
+// 16 warps over 32 outputs per team beat 8 over 16 by 3-6% (tile sweep). ncu showed one team per
+// SM by registers (95), stalled on loads; capping registers for 2-3 teams per SM measured 3-14%
+// slower than issuing all of a pass's loads up front at one team per SM (sweep, third block).
 template <class T>
 struct GemvDotTiles {
   static constexpr int team_size = 16, vector_length = 32, rows = 32, unroll = 4, vec = 16 / sizeof(T);
-  static constexpr int scratch_level = 0, min_blocks = 2;
+  static constexpr int scratch_level = 0, min_blocks = 1;
 };
 
 struct Tiles {
