@@ -3,11 +3,12 @@
 #   1. host build (OpenMP + Serial): the GoogleTest suite through ctest
 #   2. install, then build and run examples/ against the installed package
 #   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed)
-#   4. Kokkos 5.2 compile gate (scripts/check_kokkos5.sh)
+#   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
+#   5. Kokkos 5.2 compile gate (scripts/check_kokkos5.sh)
 # RIDGELINE_TEST_STEPS selects steps, e.g. RIDGELINE_TEST_STEPS="host example" for a quick run.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-steps=${RIDGELINE_TEST_STEPS:-host example cuda kokkos5}
+steps=${RIDGELINE_TEST_STEPS:-host example cuda hip kokkos5}
 has() { [[ " $steps " == *" $1 "* ]]; }
 say() { printf '\n==== %s\n' "$*"; }
 
@@ -30,6 +31,11 @@ fi
 if has cuda; then
   say "CUDA backend: compile and link only"
   "$root/scripts/build.sh" cuda
+fi
+if has hip; then
+  say "HIP backend: compile and link only"
+  RIDGELINE_TARGETS="test_gemm_hip test_gemv_hip test_validation_hip ridgeline_cli" \
+    "$root/scripts/build.sh" hip -DRIDGELINE_ENABLE_PERF=OFF
 fi
 if has kokkos5; then
   say "Kokkos 5.2 compile gate"

@@ -131,6 +131,13 @@ std::vector<GemmCase> trans_layout_cases() {
         // K = 300 crosses the host's 256-deep K step and the GPU's 8-deep one with a tail.
         cases.push_back({37, 29, 300, t[0], t[1], mix[0], mix[1], mix[2], alpha, beta, fp64, seed++});
       }
+  // Large enough for interior tiles on every backend (host tiles are up to 96x128x256), so the
+  // unchecked staging path runs for every transpose with unit and non-unit strides.
+  for (const char* t : {"NN", "NT", "TN", "TT"})
+    for (int mix : {0, 1, 2})
+      for (bool fp64 : {false, true})
+        cases.push_back({200, 270, 530, t[0], t[1], mixes[mix][0], mixes[mix][1], mixes[mix][2], -1.5, 0.3, fp64,
+                         seed++});
   return cases;
 }
 

@@ -5,6 +5,7 @@
 // room for the B fragment and the A broadcast; with AVX2 the compiler splits it in halves.
 // The tiles exceed the 32 KB that Kokkos advertises as host level-0 scratch, so they live in level
 // 1, which on host backends is the same per-thread arena, only without that advisory cap.
+#include <ridgeline/backends/host/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::host {
@@ -15,6 +16,7 @@ struct GemmTilesFp32 {
   static constexpr int pad_a = 0, pad_b = 0;
   static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
   static constexpr int scratch_level = 1, group_m = 4;
+  static constexpr int simd_bytes = 64;  // the vector type of the host micro-kernel (AVX-512)
 };
 
 struct GemmTilesFp64 {
@@ -23,6 +25,7 @@ struct GemmTilesFp64 {
   static constexpr int pad_a = 0, pad_b = 0;
   static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
   static constexpr int scratch_level = 1, group_m = 4;
+  static constexpr int simd_bytes = 64;
 };
 
 // GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
@@ -39,8 +42,12 @@ struct Tiles {
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   template <class Cfg, class T, class Acc>
-  using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
+  using micro_kernel = MicroKernel<Cfg, T, Acc>;
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+  static constexpr const char* micro_kernel_name = "host-vector";
+#else
   static constexpr const char* micro_kernel_name = "portable";
+#endif
   template <class T>
   using gemv_rows = GemvRowsTiles;
   template <class T>

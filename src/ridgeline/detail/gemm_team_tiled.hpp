@@ -95,9 +95,45 @@ struct GemmTeamTiled {
     return (k < b.rows && n < b.cols) ? b(k, n) : T(0);
   }
 
-  // stages == 1: copy one K step straight into scratch.
+  // Copies kS lines of kF elements: line sl starts at src(sl) with stride fs, and goes to dst(sl)
+  // with stride kDs. When kDs != 1 the copy transposes; it then walks the lines in blocks of 16
+  // fast elements so that the 16 scratch rows it writes stay in L1 while consecutive lines fill
+  // them, instead of touching a new cache line per element.
+  template <int kF, int kS, int kDs, class Src, class Dst>
+  KOKKOS_FORCEINLINE_FUNCTION void copy_lines(int t, std::int64_t fs, Src&& src, Dst&& dst) const {
+    constexpr int kBlock = kDs == 1 ? kF : (kF < 16 ? kF : 16);
+    for (int f0 = 0; f0 < kF; f0 += kBlock) {
+      const int f1 = f0 + kBlock < kF ? f0 + kBlock : kF;
+      for (int sl = t; sl < kS; sl += kThreads) {
+        const T* s = src(sl);
+        T* d = dst(sl);
+        if (fs == 1) {
+          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, s[f]);
+        } else {
+          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, s[f * fs]);
+        }
+      }
+    }
+  }
+
+  // stages == 1: copy one K step straight into scratch. An interior tile is copied as whole lines
+  // of the fast index with no bounds tests, unit-stride where memory allows, so the compiler turns
+  // the copy into vector moves: per element, staging must cost far less than the BN (or BM) FMAs
+  // that use it. Edge tiles take the element-wise path, which zero-fills.
   KOKKOS_FORCEINLINE_FUNCTION void stage(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0, T* As,
                                          T* Bs) const {
+    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols && k0 + BK <= a.cols;
+    if (interior) {
+      const std::int64_t a_fs = kAFastM ? a.rs : a.cs;  // source stride along the fast index
+      constexpr int a_ds = kAFastM ? 1 : LDA;           // scratch stride along the fast index
+      copy_lines<kAF, kAS, a_ds>(t, a_fs, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
+                                 [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
+      const std::int64_t b_fs = kBFastN ? b.cs : b.rs;
+      constexpr int b_ds = kBFastN ? 1 : LDB;
+      copy_lines<kBF, kBS, b_ds>(t, b_fs, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
+                                 [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
+      return;
+    }
     for (int e = t; e < BM * BK; e += kThreads) {
       const int f = e % kAF, s = e / kAF;
       MK::store_scratch(As + a_k(f, s) * LDA + a_m(f, s), a_at(m0 + a_m(f, s), k0 + a_k(f, s)));

@@ -1,0 +1,80 @@
+#pragma once
+// Host micro-kernel: the TM x TN accumulator as GCC/Clang vector types, so it is guaranteed to sit
+// in vector registers (TM x TN/W of them), each k step being TN/W vector loads of a B row and TM
+// broadcasts of A. The portable loop leaves the same arithmetic to the auto-vectorizer, which keeps
+// the accumulator in memory. Contract (micro_tile.hpp) as for every micro-kernel; this one needs
+// contiguous micro-tiles (fm == tm, fn == tn) and a vector width W = simd_bytes / sizeof(Acc)
+// that divides TN. Device compilers (nvcc, hipcc) compiling a host space get the portable kernel.
+#include <Kokkos_Core.hpp>
+
+#include <cstring>
+
+#include <ridgeline/detail/micro_tile.hpp>
+
+namespace ridgeline::backends::host {
+
+#if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define RIDGELINE_HOST_VECTOR_MICRO_KERNEL 1
+
+template <class Cfg, class T, class Acc>
+struct VectorMicroKernel {
+  static constexpr int TM = Cfg::tm, TN = Cfg::tn, BK = Cfg::bk;
+  static constexpr int LDA = Cfg::bm + Cfg::pad_a, LDB = Cfg::bn + Cfg::pad_b;
+  static constexpr int W = Cfg::simd_bytes / static_cast<int>(sizeof(Acc));
+  static constexpr int NV = TN / W;
+  static_assert(Cfg::fm == TM && Cfg::fn == TN, "contiguous micro-tiles");
+  static_assert(TN % W == 0 && std::is_same_v<T, Acc>, "TN must be whole vectors of the storage type");
+  typedef Acc Vec __attribute__((vector_size(Cfg::simd_bytes)));
+
+  struct Accumulator {
+    Vec v[TM][NV];
+  };
+
+  static Vec load_vec(const Acc* p) {
+    Vec r;
+    std::memcpy(&r, p, sizeof(Vec));
+    return r;
+  }
+  static void store_vec(Acc* p, const Vec& v) { std::memcpy(p, &v, sizeof(Vec)); }
+
+  static void zero(Accumulator& acc) {
+    for (int i = 0; i < TM; ++i)
+      for (int q = 0; q < NV; ++q) acc.v[i][q] = Vec{};
+  }
+  static Acc get(const Accumulator& acc, int i, int j) { return acc.v[i][j / W][j % W]; }
+  static void store_scratch(T* p, T v) { *p = v; }
+
+  static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
+    const T* a = As + ty * TM;
+    const T* b = Bs + tx * TN;
+    for (int k = 0; k < BK; ++k, a += LDA, b += LDB) {
+      Vec bv[NV];
+      RIDGELINE_UNROLL
+      for (int q = 0; q < NV; ++q) bv[q] = load_vec(b + q * W);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < TM; ++i) {
+        const Acc ai = a[i];
+        RIDGELINE_UNROLL
+        for (int q = 0; q < NV; ++q) acc.v[i][q] += ai * bv[q];
+      }
+    }
+  }
+
+  static void load(Accumulator& acc, const Acc* Cs, int ty, int tx) {
+    for (int i = 0; i < TM; ++i)
+      for (int q = 0; q < NV; ++q) acc.v[i][q] = load_vec(Cs + (ty * TM + i) * Cfg::bn + tx * TN + q * W);
+  }
+  static void store(const Accumulator& acc, Acc* Cs, int ty, int tx) {
+    for (int i = 0; i < TM; ++i)
+      for (int q = 0; q < NV; ++q) store_vec(Cs + (ty * TM + i) * Cfg::bn + tx * TN + q * W, acc.v[i][q]);
+  }
+};
+
+template <class Cfg, class T, class Acc>
+using MicroKernel = VectorMicroKernel<Cfg, T, Acc>;
+#else
+template <class Cfg, class T, class Acc>
+using MicroKernel = detail::PortableMicroKernel<Cfg, T, Acc>;
+#endif
+
+}  // namespace ridgeline::backends::host
