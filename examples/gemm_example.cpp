@@ -27,6 +27,7 @@ int main(int argc, char* argv[]) {
       for (int p = 0; p < k; ++p) s += a(i, p) * b(p, j);
       worst = std::fmax(worst, std::fabs(s - c(i, j)));
     }
-  std::printf("ridgeline %s, %dx%dx%d gemm, max abs error %.3g\n", ridgeline::version().c_str(), m, n, k, worst);
+  std::printf("ridgeline %s, %dx%dx%d gemm, max abs error %.3g\n", ridgeline::version().c_str(), m, n, k,
+              worst);
   return worst < 1e-10 ? 0 : 1;
 }

@@ -124,20 +124,19 @@ Timing time_calls(Call&& call, int n_sets, const TimingOptions& opt) {
   return out;
 }
 
-
 // Sustained copy bandwidth of the execution space's memory, in bytes/s (read + write counted, as
 // STREAM does), over buffers larger than the last-level cache. Used where the spec's bandwidth is
 // an estimate (host CPUs: the OS reports none), so the roofline ledger has a measured ceiling.
 inline double measured_copy_bandwidth(double llc_bytes, int reps = 5) {
-  const std::size_t n = static_cast<std::size_t>(std::max(2.0 * llc_bytes, 256.0 * (1 << 20)) / sizeof(double));
+  const std::size_t n =
+      static_cast<std::size_t>(std::max(2.0 * llc_bytes, 256.0 * (1 << 20)) / sizeof(double));
   Kokkos::View<double*, MemSpace> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bw_a"), n);
   Kokkos::View<double*, MemSpace> b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bw_b"), n);
   Kokkos::deep_copy(a, 1.0);
   auto copy = [&] {
     Kokkos::parallel_for(
-        "ridgeline_perf::copy_bandwidth", Kokkos::RangePolicy<ExecSpace>(0, n), KOKKOS_LAMBDA(std::size_t i) {
-          b(i) = a(i);
-        });
+        "ridgeline_perf::copy_bandwidth", Kokkos::RangePolicy<ExecSpace>(0, n),
+        KOKKOS_LAMBDA(std::size_t i) { b(i) = a(i); });
     Kokkos::fence();
   };
   copy();

@@ -21,8 +21,8 @@ template void kokkos_kernels_gemm<float>(const char*, const char*, float, const 
                                          const Matrix<float>&, float, const Matrix<float>&);
 template void kokkos_kernels_gemm<double>(const char*, const char*, double, const Matrix<double>&,
                                           const Matrix<double>&, double, const Matrix<double>&);
-template void kokkos_kernels_gemv<float>(const char*, float, const Matrix<float>&, const Vector<float>&, float,
-                                         const Vector<float>&);
+template void kokkos_kernels_gemv<float>(const char*, float, const Matrix<float>&, const Vector<float>&,
+                                         float, const Vector<float>&);
 template void kokkos_kernels_gemv<double>(const char*, double, const Matrix<double>&, const Vector<double>&,
                                           double, const Vector<double>&);
 

@@ -503,9 +503,9 @@ int run(int argc, char** argv) {
             << "peaks: fp32 " << ctx.spec.peak_flops(ridgeline::DType::fp32, ridgeline::Unit::vector) * 1e-9
             << " GFLOP/s, fp64 "
             << ctx.spec.peak_flops(ridgeline::DType::fp64, ridgeline::Unit::vector) * 1e-9
-            << " GFLOP/s (vector units); DRAM " << ctx.spec.dram_bw_bytes_per_s * 1e-9 << " GB/s (" << bw_source
-            << "); LLC "
-            << ctx.llc_bytes / (1 << 20) << " MiB; rotation " << ctx.rotate_bytes / (1 << 20) << " MiB/case\n"
+            << " GFLOP/s (vector units); DRAM " << ctx.spec.dram_bw_bytes_per_s * 1e-9 << " GB/s ("
+            << bw_source << "); LLC " << ctx.llc_bytes / (1 << 20) << " MiB; rotation "
+            << ctx.rotate_bytes / (1 << 20) << " MiB/case\n"
             << "timing: median of " << opt.reps << " fenced samples after " << opt.warmup
             << " warm-up calls; alpha " << opt.alpha << " beta " << opt.beta
             << "; vendor baseline: " << ctx.vendor

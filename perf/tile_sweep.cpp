@@ -71,10 +71,13 @@ struct Gemm : Base {
   static constexpr int bk = kBk, group_lanes = kGroupLanes, lanes_m = kLanesM, min_blocks = kMinBlocks;
 };
 
-// Another tile and micro-tile shape; fragments become 4 wide so that any backend's base fits.
+// Another tile and micro-tile shape. Split-fragment bases (GPU tables) get 4-wide fragments;
+// contiguous ones (host tables) keep whole micro-tiles.
 template <class Base, int kBm, int kBn, int kBk, int kTm, int kTn, int kGroupLanes, int kLanesM>
 struct GemmShape : Base {
-  static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn, fm = 4, fn = 4;
+  static constexpr bool kContiguous = Base::fm == Base::tm;
+  static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn;
+  static constexpr int fm = kContiguous ? kTm : 4, fn = kContiguous ? kTn : 4;
   static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
 };
 
@@ -90,8 +93,8 @@ void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, co
   try {
     const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, T(1), T(0)); });
     const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
-    std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3, flops / s * 1e-9,
-                base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), K::scratch_bytes());
+    std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3,
+                flops / s * 1e-9, base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), K::scratch_bytes());
   } catch (const std::exception& e) {
     std::printf("  %-34s rejected: %s\n", name, e.what());
   }
@@ -103,13 +106,23 @@ void sweep_gemm(int n, int reps) {
   fill(A, 1), fill(B, 2);
   const double flops = 2.0 * n * double(n) * n;
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
-  std::printf("gemm NN %d^3 %s: table entry %.3f ms %.1f GFLOP/s\n", n, sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3,
-              flops / base * 1e-9);
-  gemm_candidate<Gemm<Base, 16, Base::team_size, Base::bm / Base::tm, 1>, T>("bk16", A, B, C, ref, reps, base);
+  std::printf("gemm NN %d^3 %s: table entry %.3f ms %.1f GFLOP/s\n", n, sizeof(T) == 4 ? "fp32" : "fp64",
+              base * 1e3, flops / base * 1e-9);
+  gemm_candidate<Gemm<Base, 16, Base::team_size, Base::bm / Base::tm, 1>, T>("bk16", A, B, C, ref, reps,
+                                                                             base);
   gemm_candidate<Gemm<Base, 8, 32, 4, 1>, T>("warp 4x8 lanes", A, B, C, ref, reps, base);
   gemm_candidate<Gemm<Base, 8, 32, 8, 1>, T>("warp 8x4 lanes", A, B, C, ref, reps, base);
   gemm_candidate<Gemm<Base, 16, 32, 4, 1>, T>("warp 4x8 lanes, bk16", A, B, C, ref, reps, base);
-  if constexpr (sizeof(T) == 4) {
+  if constexpr (Base::fm == Base::tm) {
+    // Contiguous micro-tiles (host tables): other team tiles and K depths around the same
+    // micro-tile, which is what the host micro-kernel requires.
+    gemm_candidate<GemmShape<Base, 2 * Base::bm, Base::bn, Base::bk, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
+        "2x bm", A, B, C, ref, reps, base);
+    gemm_candidate<GemmShape<Base, Base::bm, 2 * Base::bn, Base::bk, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
+        "2x bn", A, B, C, ref, reps, base);
+    gemm_candidate<GemmShape<Base, Base::bm, Base::bn, Base::bk / 2, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
+        "bk / 2", A, B, C, ref, reps, base);
+  } else if constexpr (sizeof(T) == 4) {
     // More FMAs per scratch byte: 8x16 and 16x8 micro-tiles on 256 threads.
     gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps, base);
     gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 4>, T>("128x256x8, 8x16, warp 4x8", A, B, C, ref, reps,
@@ -132,8 +145,8 @@ struct Gv {
 };
 
 template <class K, class Cfg, class T>
-void gemv_candidate(const char* name, const std::vector<Matrix<T>>& As, const Vector<T>& x, const Vector<T>& y,
-                    const Vector<T>& ref, bool trans, int reps, double base_s) {
+void gemv_candidate(const char* name, const std::vector<Matrix<T>>& As, const Vector<T>& x,
+                    const Vector<T>& y, const Vector<T>& ref, bool trans, int reps, double base_s) {
   int set = 0;
   const auto xs = rd::strided_vec(x);
   const rd::Strided1D<const T> xc{xs.data, xs.n, xs.s};
@@ -164,9 +177,8 @@ void sweep_gemv(int n, int reps) {
   fill(x, 3);
   for (bool trans : {false, true}) {
     int set = 0;
-    const double base = median_seconds(reps, [&] {
-      ridgeline::gemv(Exec(), trans ? "T" : "N", T(1), As[set++ % sets], x, T(0), ref);
-    });
+    const double base = median_seconds(
+        reps, [&] { ridgeline::gemv(Exec(), trans ? "T" : "N", T(1), As[set++ % sets], x, T(0), ref); });
     const double bytes = double(n) * n * sizeof(T);
     std::printf("gemv %s %d^2 %s: table entry %.4f ms %.1f GB/s\n", trans ? "T" : "N", n,
                 sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3, bytes / base * 1e-9);
@@ -177,30 +189,44 @@ void sweep_gemv(int n, int reps) {
       using R3 = Gv<T, 512, 1, 64, 16, V>;
       using R4 = Gv<T, 256, 1, 64, 8, V>;
       using R5 = Gv<T, 1024, 1, 64, 8, V>;
-      gemv_candidate<rd::GemvRows<Exec, R1, T, T, true, true>, R1>("rows 32, team 512, u8", As, x, y, ref, false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R2, T, T, true, true>, R2>("rows 32, team 256, u8", As, x, y, ref, false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R3, T, T, true, true>, R3>("rows 64, team 512, u16", As, x, y, ref, false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R4, T, T, true, true>, R4>("rows 64, team 256, u8", As, x, y, ref, false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R5, T, T, true, true>, R5>("rows 64, team 1024, u8", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R1, T, T, true, true>, R1>("rows 32, team 512, u8", As, x, y, ref,
+                                                                   false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R2, T, T, true, true>, R2>("rows 32, team 256, u8", As, x, y, ref,
+                                                                   false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R3, T, T, true, true>, R3>("rows 64, team 512, u16", As, x, y, ref,
+                                                                   false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R4, T, T, true, true>, R4>("rows 64, team 256, u8", As, x, y, ref,
+                                                                   false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R5, T, T, true, true>, R5>("rows 64, team 1024, u8", As, x, y, ref,
+                                                                   false, reps, base);
       using R6 = Gv<T, 512, 1, 64, 8, V, 2>;
       using R7 = Gv<T, 1024, 1, 128, 8, V>;
-      gemv_candidate<rd::GemvRows<Exec, R6, T, T, true, true>, R6>("rows 64, team 512, u8, 2/SM", As, x, y, ref, false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R7, T, T, true, true>, R7>("rows 128, team 1024, u8", As, x, y, ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R6, T, T, true, true>, R6>("rows 64, team 512, u8, 2/SM", As, x, y,
+                                                                   ref, false, reps, base);
+      gemv_candidate<rd::GemvRows<Exec, R7, T, T, true, true>, R7>("rows 128, team 1024, u8", As, x, y, ref,
+                                                                   false, reps, base);
     } else {
       using D1 = Gv<T, 8, 32, 16, 8, V>;
       using D2 = Gv<T, 4, 32, 16, 4, V>;
       using D3 = Gv<T, 16, 32, 32, 4, V>;
       using D4 = Gv<T, 8, 32, 8, 2, V>;
-      gemv_candidate<rd::GemvDot<Exec, D1, T, T, true, true>, D1>("dot 8x32, rows 16, u8", As, x, y, ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D2, T, T, true, true>, D2>("dot 4x32, rows 16, u4", As, x, y, ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D3, T, T, true, true>, D3>("dot 16x32, rows 32, u4", As, x, y, ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D4, T, T, true, true>, D4>("dot 8x32, rows 8, u2", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D1, T, T, true, true>, D1>("dot 8x32, rows 16, u8", As, x, y, ref,
+                                                                  true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D2, T, T, true, true>, D2>("dot 4x32, rows 16, u4", As, x, y, ref,
+                                                                  true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D3, T, T, true, true>, D3>("dot 16x32, rows 32, u4", As, x, y, ref,
+                                                                  true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D4, T, T, true, true>, D4>("dot 8x32, rows 8, u2", As, x, y, ref, true,
+                                                                  reps, base);
       using D5 = Gv<T, 16, 32, 32, 4, V, 1>;
       using D6 = Gv<T, 16, 32, 32, 4, V, 3>;
       using D7 = Gv<T, 8, 32, 16, 8, V, 4>;
-      gemv_candidate<rd::GemvDot<Exec, D5, T, T, true, true>, D5>("dot 16x32, rows 32, u4, 1/SM", As, x, y, ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D6, T, T, true, true>, D6>("dot 16x32, rows 32, u4, 3/SM", As, x, y, ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D7, T, T, true, true>, D7>("dot 8x32, rows 16, u8, 4/SM", As, x, y, ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D5, T, T, true, true>, D5>("dot 16x32, rows 32, u4, 1/SM", As, x, y,
+                                                                  ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D6, T, T, true, true>, D6>("dot 16x32, rows 32, u4, 3/SM", As, x, y,
+                                                                  ref, true, reps, base);
+      gemv_candidate<rd::GemvDot<Exec, D7, T, T, true, true>, D7>("dot 8x32, rows 16, u8, 4/SM", As, x, y,
+                                                                  ref, true, reps, base);
     }
   }
 }

@@ -35,7 +35,9 @@ struct HostMatrix {
 };
 
 enum class Lay { left, right, stride };
-inline const char* name(Lay l) { return l == Lay::left ? "L" : l == Lay::right ? "R" : "S"; }
+inline const char* name(Lay l) {
+  return l == Lay::left ? "L" : l == Lay::right ? "R" : "S";
+}
 
 template <class Layout>
 constexpr Lay lay_of() {
@@ -144,8 +146,8 @@ struct Expected {
   HostMatrix value, bound;
 };
 
-inline Expected reference_gemm(const HostMatrix& opA, const HostMatrix& opB, const HostMatrix& C0, double alpha,
-                               double beta, double eps) {
+inline Expected reference_gemm(const HostMatrix& opA, const HostMatrix& opB, const HostMatrix& C0,
+                               double alpha, double beta, double eps) {
   Expected e;
   e.value.rows = e.bound.rows = opA.rows;
   e.value.cols = e.bound.cols = opB.cols;
@@ -162,7 +164,8 @@ inline Expected reference_gemm(const HostMatrix& opA, const HostMatrix& opB, con
       }
       const double c0 = beta == 0 ? 0.0 : C0(i, j);
       e.value(i, j) = alpha * s + beta * c0;
-      e.bound(i, j) = gamma * (std::abs(alpha) * sa + std::abs(beta * c0)) + std::numeric_limits<double>::min();
+      e.bound(i, j) =
+          gamma * (std::abs(alpha) * sa + std::abs(beta * c0)) + std::numeric_limits<double>::min();
     }
   }
   return e;
@@ -178,13 +181,15 @@ inline ::testing::AssertionResult matches(const HostMatrix& got, const Expected&
     for (std::int64_t j = 0; j < got.cols; ++j) {
       const double g = got(i, j), w = want.value(i, j), b = want.bound(i, j);
       if (!(std::abs(g - w) <= b)) {
-        if (bad < 5) first << " (" << i << "," << j << "): got " << g << " want " << w << " bound " << b << ";";
+        if (bad < 5)
+          first << " (" << i << "," << j << "): got " << g << " want " << w << " bound " << b << ";";
         ++bad;
       }
     }
   }
   if (bad == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << bad << " of " << got.rows * got.cols << " elements wrong:" << first.str();
+  return ::testing::AssertionFailure()
+         << bad << " of " << got.rows * got.cols << " elements wrong:" << first.str();
 }
 
 }  // namespace ridgeline::test

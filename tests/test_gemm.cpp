@@ -25,12 +25,14 @@ struct GemmCase {
 
 std::string describe(const GemmCase& c) {
   std::ostringstream s;
-  s << (c.fp64 ? "d" : "s") << "gemm " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k << " layouts "
-    << name(c.la) << name(c.lb) << name(c.lc) << " alpha=" << c.alpha << " beta=" << c.beta;
+  s << (c.fp64 ? "d" : "s") << "gemm " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k
+    << " layouts " << name(c.la) << name(c.lb) << name(c.lc) << " alpha=" << c.alpha << " beta=" << c.beta;
   return s.str();
 }
 
-void PrintTo(const GemmCase& c, std::ostream* os) { *os << describe(c); }
+void PrintTo(const GemmCase& c, std::ostream* os) {
+  *os << describe(c);
+}
 
 template <class T>
 double eps() {
@@ -55,7 +57,8 @@ void run_gemm(const GemmCase& c) {
   const char tra[2] = {c.ta, 0}, trb[2] = {c.tb, 0};
   ridgeline::gemm(Exec(), tra, trb, static_cast<T>(c.alpha), A, B, static_cast<T>(c.beta), C);
   Kokkos::fence();
-  const auto want = reference_gemm(transpose_if(hA, ta), transpose_if(hB, tb), hC0, c.alpha, c.beta, eps<T>());
+  const auto want =
+      reference_gemm(transpose_if(hA, ta), transpose_if(hB, tb), hC0, c.alpha, c.beta, eps<T>());
   EXPECT_TRUE(matches(to_host(C), want)) << describe(c);
 }
 
@@ -89,9 +92,8 @@ const double kScalars[] = {0.0, 1.0, -1.5, 0.3};
 // ---- shapes: tiny, awkward, tails, tile multiples and one-off ------------------------------------
 std::vector<GemmCase> shape_cases() {
   std::vector<std::array<std::int64_t, 3>> shapes = {
-      {0, 5, 7},  {5, 0, 7},      {5, 7, 0},     {0, 0, 0},       {1, 1, 1},   {7, 7, 7},
-      {1, 7, 7},  {7, 1, 7},      {7, 7, 1},     {13, 15, 17},    {179, 15, 211}, {12, 3071, 517},
-      {3, 2, 1000}, {1000, 1000, 1000}};
+      {0, 5, 7}, {5, 0, 7}, {5, 7, 0},    {0, 0, 0},      {1, 1, 1},       {7, 7, 7},    {1, 7, 7},
+      {7, 1, 7}, {7, 7, 1}, {13, 15, 17}, {179, 15, 211}, {12, 3071, 517}, {3, 2, 1000}, {1000, 1000, 1000}};
   // Exact multiples of this backend's fp32/fp64 tiles, and one off each way.
   for (const auto& t : {gemm_tile_config<Exec, float>(), gemm_tile_config<Exec, double>()}) {
     shapes.push_back({2 * t.bm, 2 * t.bn, 2 * t.bk});
@@ -116,9 +118,9 @@ INSTANTIATE_TEST_SUITE_P(All, GemmShapes, ::testing::ValuesIn(shape_cases()));
 
 // ---- every transpose pair against every layout mix --------------------------------------------
 std::vector<GemmCase> trans_layout_cases() {
-  const Lay mixes[][3] = {{Lay::left, Lay::left, Lay::left},   {Lay::right, Lay::right, Lay::right},
+  const Lay mixes[][3] = {{Lay::left, Lay::left, Lay::left},       {Lay::right, Lay::right, Lay::right},
                           {Lay::stride, Lay::stride, Lay::stride}, {Lay::left, Lay::right, Lay::stride},
-                          {Lay::right, Lay::stride, Lay::left},  {Lay::stride, Lay::left, Lay::right}};
+                          {Lay::right, Lay::stride, Lay::left},    {Lay::stride, Lay::left, Lay::right}};
   std::vector<GemmCase> cases;
   std::uint64_t seed = 1000;
   int ab = 0;
@@ -136,13 +138,15 @@ std::vector<GemmCase> trans_layout_cases() {
   for (const char* t : {"NN", "NT", "TN", "TT"})
     for (int mix : {0, 1, 2})
       for (bool fp64 : {false, true})
-        cases.push_back({200, 270, 530, t[0], t[1], mixes[mix][0], mixes[mix][1], mixes[mix][2], -1.5, 0.3, fp64,
-                         seed++});
+        cases.push_back({200, 270, 530, t[0], t[1], mixes[mix][0], mixes[mix][1], mixes[mix][2], -1.5, 0.3,
+                         fp64, seed++});
   return cases;
 }
 
 class GemmTransLayout : public ::testing::TestWithParam<GemmCase> {};
-TEST_P(GemmTransLayout, MatchesReference) { run(GetParam()); }
+TEST_P(GemmTransLayout, MatchesReference) {
+  run(GetParam());
+}
 INSTANTIATE_TEST_SUITE_P(All, GemmTransLayout, ::testing::ValuesIn(trans_layout_cases()));
 
 // ---- alpha and beta over {0, 1, -1.5, 0.3}^2 ----------------------------------------------------
@@ -157,7 +161,9 @@ std::vector<GemmCase> alpha_beta_cases() {
 }
 
 class GemmAlphaBeta : public ::testing::TestWithParam<GemmCase> {};
-TEST_P(GemmAlphaBeta, MatchesReference) { run(GetParam()); }
+TEST_P(GemmAlphaBeta, MatchesReference) {
+  run(GetParam());
+}
 INSTANTIATE_TEST_SUITE_P(All, GemmAlphaBeta, ::testing::ValuesIn(alpha_beta_cases()));
 
 // ---- beta == 0 never reads C --------------------------------------------------------------------
@@ -186,7 +192,8 @@ void guard_band(double beta) {
   Big bigC("bigC", M + 2 * pad, N + 2 * pad), bigA("bigA", M + 2 * pad, K + 2 * pad),
       bigB("bigB", K + 2 * pad, N + 2 * pad);
   fill_random(bigA, 11), fill_random(bigB, 12), fill_random(bigC, 13);
-  const auto rm = std::make_pair(pad, pad + M), rn = std::make_pair(pad, pad + N), rk = std::make_pair(pad, pad + K);
+  const auto rm = std::make_pair(pad, pad + M), rn = std::make_pair(pad, pad + N),
+             rk = std::make_pair(pad, pad + K);
   auto A = Kokkos::subview(bigA, rm, rk);
   auto B = Kokkos::subview(bigB, rk, rn);
   auto C = Kokkos::subview(bigC, rm, rn);
@@ -206,10 +213,18 @@ void guard_band(double beta) {
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
-TEST(Gemm, GuardBandLeftFloat) { guard_band<float, Kokkos::LayoutLeft>(0.0); }
-TEST(Gemm, GuardBandRightFloatBeta) { guard_band<float, Kokkos::LayoutRight>(-1.5); }
-TEST(Gemm, GuardBandLeftDoubleBeta) { guard_band<double, Kokkos::LayoutLeft>(0.3); }
-TEST(Gemm, GuardBandRightDouble) { guard_band<double, Kokkos::LayoutRight>(0.0); }
+TEST(Gemm, GuardBandLeftFloat) {
+  guard_band<float, Kokkos::LayoutLeft>(0.0);
+}
+TEST(Gemm, GuardBandRightFloatBeta) {
+  guard_band<float, Kokkos::LayoutRight>(-1.5);
+}
+TEST(Gemm, GuardBandLeftDoubleBeta) {
+  guard_band<double, Kokkos::LayoutLeft>(0.3);
+}
+TEST(Gemm, GuardBandRightDouble) {
+  guard_band<double, Kokkos::LayoutRight>(0.0);
+}
 
 // ---- one column with op(B) = B goes through GEMV ------------------------------------------------
 TEST(Gemm, SingleColumnMatchesReference) {
@@ -256,8 +271,8 @@ struct SmallTiles {
 
 template <class Cfg, bool kAFastM, bool kBFastN>
 void run_small_tiles(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
-  using Kernel =
-      detail::GemmTeamTiled<Exec, Cfg, double, double, detail::PortableMicroKernel<Cfg, double, double>, kAFastM, kBFastN>;
+  using Kernel = detail::GemmTeamTiled<Exec, Cfg, double, double,
+                                       detail::PortableMicroKernel<Cfg, double, double>, kAFastM, kBFastN>;
   typename Kernel::policy_type probe(Exec(), 1, 1);
   if (probe.team_size_max(Kernel{}, Kokkos::ParallelForTag()) < Cfg::team_size) {
     GTEST_SKIP() << "backend teams are smaller than " << Cfg::team_size;
@@ -287,10 +302,18 @@ void run_small_tiles_all() {
   run_small_tiles<Cfg, false, false>('T', 'N', 37, 21, 19);
 }
 
-TEST(GemmTeamKernel, OneThreadTwoStagesSplitFragments) { run_small_tiles_all<SmallTiles<1, 2, 2>>(); }
-TEST(GemmTeamKernel, OneThreadOneStage) { run_small_tiles_all<SmallTiles<1, 1, 4>>(); }
-TEST(GemmTeamKernel, RegisterAccumulatorTwoStages) { run_small_tiles_all<SmallTiles<8, 2, 2>>(); }
-TEST(GemmTeamKernel, TwoMicroTilesPerThreadTwoStages) { run_small_tiles_all<SmallTiles<4, 2, 4>>(); }
+TEST(GemmTeamKernel, OneThreadTwoStagesSplitFragments) {
+  run_small_tiles_all<SmallTiles<1, 2, 2>>();
+}
+TEST(GemmTeamKernel, OneThreadOneStage) {
+  run_small_tiles_all<SmallTiles<1, 1, 4>>();
+}
+TEST(GemmTeamKernel, RegisterAccumulatorTwoStages) {
+  run_small_tiles_all<SmallTiles<8, 2, 2>>();
+}
+TEST(GemmTeamKernel, TwoMicroTilesPerThreadTwoStages) {
+  run_small_tiles_all<SmallTiles<4, 2, 4>>();
+}
 
 }  // namespace
 }  // namespace ridgeline::test

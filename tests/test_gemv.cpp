@@ -28,7 +28,9 @@ std::string describe(const GemvCase& c) {
   return s.str();
 }
 
-void PrintTo(const GemvCase& c, std::ostream* os) { *os << describe(c); }
+void PrintTo(const GemvCase& c, std::ostream* os) {
+  *os << describe(c);
+}
 
 template <class T, class LA, class LX, class LY>
 void run_gemv(const GemvCase& c) {
@@ -49,7 +51,8 @@ void run_gemv(const GemvCase& c) {
   ridgeline::gemv(Exec(), tr, static_cast<T>(c.alpha), A, x, static_cast<T>(c.beta), y);
   Kokkos::fence();
   // y = alpha * op(A) x + beta * y is the GEMM of op(A) with the one-column matrix x.
-  const auto want = reference_gemm(transpose_if(hA, t), hx, hy0, c.alpha, c.beta, std::numeric_limits<T>::epsilon());
+  const auto want =
+      reference_gemm(transpose_if(hA, t), hx, hy0, c.alpha, c.beta, std::numeric_limits<T>::epsilon());
   EXPECT_TRUE(matches(to_host(y), want)) << describe(c);
 }
 
@@ -79,8 +82,8 @@ const double kScalars[] = {0.0, 1.0, -1.5, 0.3};
 
 std::vector<GemvCase> shape_cases() {
   const std::vector<std::array<std::int64_t, 2>> shapes = {
-      {0, 7}, {7, 0}, {0, 0}, {1, 1}, {7, 7}, {1, 7}, {7, 1}, {13, 15}, {179, 211}, {3071, 517}, {12, 3071},
-      {1000, 1000}, {513, 1025}, {4096, 33}};
+      {0, 7},   {7, 0},     {0, 0},      {1, 1},     {7, 7},       {1, 7},      {7, 1},
+      {13, 15}, {179, 211}, {3071, 517}, {12, 3071}, {1000, 1000}, {513, 1025}, {4096, 33}};
   std::vector<GemvCase> cases;
   std::uint64_t seed = 500;
   for (const auto& s : shapes)
@@ -91,7 +94,9 @@ std::vector<GemvCase> shape_cases() {
 }
 
 class GemvShapes : public ::testing::TestWithParam<GemvCase> {};
-TEST_P(GemvShapes, MatchesReference) { run(GetParam()); }
+TEST_P(GemvShapes, MatchesReference) {
+  run(GetParam());
+}
 INSTANTIATE_TEST_SUITE_P(All, GemvShapes, ::testing::ValuesIn(shape_cases()));
 
 std::vector<GemvCase> layout_cases() {
@@ -114,7 +119,9 @@ std::vector<GemvCase> layout_cases() {
 }
 
 class GemvLayouts : public ::testing::TestWithParam<GemvCase> {};
-TEST_P(GemvLayouts, MatchesReference) { run(GetParam()); }
+TEST_P(GemvLayouts, MatchesReference) {
+  run(GetParam());
+}
 INSTANTIATE_TEST_SUITE_P(All, GemvLayouts, ::testing::ValuesIn(layout_cases()));
 
 std::vector<GemvCase> alpha_beta_cases() {
@@ -128,7 +135,9 @@ std::vector<GemvCase> alpha_beta_cases() {
 }
 
 class GemvAlphaBeta : public ::testing::TestWithParam<GemvCase> {};
-TEST_P(GemvAlphaBeta, MatchesReference) { run(GetParam()); }
+TEST_P(GemvAlphaBeta, MatchesReference) {
+  run(GetParam());
+}
 INSTANTIATE_TEST_SUITE_P(All, GemvAlphaBeta, ::testing::ValuesIn(alpha_beta_cases()));
 
 TEST(Gemv, GuardBandAroundSubviews) {
@@ -146,7 +155,8 @@ TEST(Gemv, GuardBandAroundSubviews) {
   const HostMatrix after = to_host(bigy);
   for (std::int64_t i = 0; i < after.rows; ++i)
     if (i < pad || i >= pad + M) EXPECT_EQ(std::memcmp(&after(i, 0), &before(i, 0), sizeof(double)), 0) << i;
-  const auto want = reference_gemm(to_host(A), to_host(x), to_host(y), -1.5, 0.0, std::numeric_limits<double>::epsilon());
+  const auto want =
+      reference_gemm(to_host(A), to_host(x), to_host(y), -1.5, 0.0, std::numeric_limits<double>::epsilon());
   EXPECT_TRUE(matches(to_host(y), want));
 }
 
@@ -208,7 +218,8 @@ void run_packets(std::int64_t rows) {
     detail::launch_gemv<K, Cfg>(Exec(), ac, xc, detail::strided_vec(ys), 0.5, 0.25);
   }
   Kokkos::fence();
-  const auto want = reference_gemm(transpose_if(hA, t), hx, hy0, 0.5, 0.25, std::numeric_limits<double>::epsilon());
+  const auto want =
+      reference_gemm(transpose_if(hA, t), hx, hy0, 0.5, 0.25, std::numeric_limits<double>::epsilon());
   EXPECT_TRUE(matches(to_host(ys), want)) << (kRows ? "rows" : "dot") << " kernel, " << rows << " rows";
 }
 

@@ -23,7 +23,8 @@ void expect_invalid(const std::function<void()>& f, std::initializer_list<const 
     ADD_FAILURE() << "no exception";
   } catch (const std::invalid_argument& e) {
     const std::string msg = e.what();
-    for (const char* n : needles) EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
+    for (const char* n : needles)
+      EXPECT_NE(msg.find(n), std::string::npos) << "'" << n << "' not in: " << msg;
   } catch (...) {
     ADD_FAILURE() << "wrong exception type";
   }
@@ -72,10 +73,12 @@ TEST(Validation, GemmBadTransposeLetters) {
 TEST(Validation, GemmOutputOverlappingInput) {
   M2 A("A", 6, 6), B("B", 6, 6);
   fill_random(A, 1), fill_random(B, 2);
-  expect_invalid([&] { ridgeline::gemm(Exec(), "N", "N", 1.0, A, B, 0.0, A); }, {"output C (6x6)", "input A (6x6)"});
+  expect_invalid([&] { ridgeline::gemm(Exec(), "N", "N", 1.0, A, B, 0.0, A); },
+                 {"output C (6x6)", "input A (6x6)"});
   auto Bsub = Kokkos::subview(B, std::make_pair(1, 4), std::make_pair(0, 6));
   M2 A3("A3", 3, 6);
-  expect_invalid([&] { ridgeline::gemm(Exec(), "N", "T", 1.0, A3, B, 0.0, Bsub); }, {"output C (3x6)", "input B"});
+  expect_invalid([&] { ridgeline::gemm(Exec(), "N", "T", 1.0, A3, B, 0.0, Bsub); },
+                 {"output C (3x6)", "input B"});
 }
 
 TEST(Validation, GemvShapeMismatch) {
@@ -87,7 +90,8 @@ TEST(Validation, GemvShapeMismatch) {
   expect_untouched(y);
   V1 x3("x3", 3), y3("y3", 3);
   fill_value(y3, poison<double>());
-  expect_invalid([&] { ridgeline::gemv(Exec(), "T", 1.0, A, x3, 0.0, y3); }, {"op(A) is 3x5", "trans=T", "x has 3"});
+  expect_invalid([&] { ridgeline::gemv(Exec(), "T", 1.0, A, x3, 0.0, y3); },
+                 {"op(A) is 3x5", "trans=T", "x has 3"});
   expect_untouched(y3);
 }
 
@@ -117,10 +121,12 @@ TEST(Validation, OversizedTileConfigurationIsRejected) {
   Policy policy(Exec(), 1, 1);
   const NoopTeam functor;
   const std::size_t too_big = static_cast<std::size_t>(policy.scratch_size_max(0)) + 1;
-  expect_invalid([&] { ridgeline::detail::require_fits(policy, functor, 0, too_big, 1, "gemm", "test-tile"); },
-                 {"test-tile", std::to_string(too_big).c_str(), "level-0"});
-  expect_invalid([&] { ridgeline::detail::require_fits(policy, functor, 0, 0, 1 << 20, "gemm", "test-tile"); },
-                 {"team of 1048576 threads"});
+  expect_invalid(
+      [&] { ridgeline::detail::require_fits(policy, functor, 0, too_big, 1, "gemm", "test-tile"); },
+      {"test-tile", std::to_string(too_big).c_str(), "level-0"});
+  expect_invalid(
+      [&] { ridgeline::detail::require_fits(policy, functor, 0, 0, 1 << 20, "gemm", "test-tile"); },
+      {"team of 1048576 threads"});
 }
 
 // Views the execution space cannot reach are refused. Only device backends have such spaces.
@@ -130,7 +136,8 @@ TEST(Validation, InaccessibleMemorySpace) {
   } else {
     Kokkos::View<double**, Kokkos::LayoutLeft, Kokkos::HostSpace> A("A", 4, 4), B("B", 4, 4), C("C", 4, 4);
     Kokkos::View<double*, Kokkos::HostSpace> x("x", 4), y("y", 4);
-    expect_invalid([&] { ridgeline::gemm(Exec(), "N", "N", 1.0, A, B, 0.0, C); }, {"A (4x4)", Kokkos::HostSpace::name(), Exec::name()});
+    expect_invalid([&] { ridgeline::gemm(Exec(), "N", "N", 1.0, A, B, 0.0, C); },
+                   {"A (4x4)", Kokkos::HostSpace::name(), Exec::name()});
     expect_invalid([&] { ridgeline::gemv(Exec(), "N", 1.0, A, x, 0.0, y); },
                    {"A (4x4)", Kokkos::HostSpace::name(), Exec::name()});
   }

@@ -10,7 +10,6 @@
 // The asm is volatile so that no load or store moves across the team barriers around it; ptxas
 // still schedules the arithmetic around them.
 #include <Kokkos_Core.hpp>
-
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::cuda {

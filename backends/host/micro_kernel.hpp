@@ -6,9 +6,7 @@
 // contiguous micro-tiles (fm == tm, fn == tn) and a vector width W = simd_bytes / sizeof(Acc)
 // that divides TN. Device compilers (nvcc, hipcc) compiling a host space get the portable kernel.
 #include <Kokkos_Core.hpp>
-
 #include <cstring>
-
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::host {

@@ -569,12 +569,12 @@ DeviceSpec spec_from_runtime(const RuntimeDeviceInfo& rt) {
       s.l2_bytes = rt.l2_bytes;
     }
     if (rt.scratch_per_cu_bytes > 0 && rt.scratch_per_cu_bytes != s.scratch_per_cu_bytes) {
-      differs += " Scratch per CU " + std::to_string(rt.scratch_per_cu_bytes) + " B (table: " +
-                 std::to_string(s.scratch_per_cu_bytes) + ").";
+      differs += " Scratch per CU " + std::to_string(rt.scratch_per_cu_bytes) +
+                 " B (table: " + std::to_string(s.scratch_per_cu_bytes) + ").";
       s.scratch_per_cu_bytes = rt.scratch_per_cu_bytes;
     }
-    s.notes = "Detected '" + rt.name + "' (" + rt.arch + ", " + std::to_string(rt.compute_units) + " units)." +
-              (differs.empty() ? "" : " Runtime figures used:" + differs) + " " + s.notes;
+    s.notes = "Detected '" + rt.name + "' (" + rt.arch + ", " + std::to_string(rt.compute_units) +
+              " units)." + (differs.empty() ? "" : " Runtime figures used:" + differs) + " " + s.notes;
     return s;
   }
   const bool cuda = rt.backend == "cuda";

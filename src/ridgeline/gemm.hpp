@@ -9,7 +9,6 @@
 // scales C by beta without reading A or B; beta == 0 never reads C. A product with one column and
 // op(B) = B is a GEMV.
 #include <Kokkos_Core.hpp>
-
 #include <string>
 #include <type_traits>
 
@@ -46,11 +45,12 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, typenam
   const auto b = detail::strided_op(B, tb);
   const auto c = detail::strided_op(C, detail::Trans::N);
   if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
-    throw std::invalid_argument(
-        std::string("ridgeline::gemm: op(A) is ") + std::to_string(a.rows) + "x" + std::to_string(a.cols) + " (A " +
-        detail::shape_of(A) + ", transA=" + detail::trans_name(ta) + "), op(B) is " + std::to_string(b.rows) + "x" +
-        std::to_string(b.cols) + " (B " + detail::shape_of(B) + ", transB=" + detail::trans_name(tb) + "), C is " +
-        detail::shape_of(C) + ": need op(A) MxK, op(B) KxN, C MxN");
+    throw std::invalid_argument(std::string("ridgeline::gemm: op(A) is ") + std::to_string(a.rows) + "x" +
+                                std::to_string(a.cols) + " (A " + detail::shape_of(A) +
+                                ", transA=" + detail::trans_name(ta) + "), op(B) is " +
+                                std::to_string(b.rows) + "x" + std::to_string(b.cols) + " (B " +
+                                detail::shape_of(B) + ", transB=" + detail::trans_name(tb) + "), C is " +
+                                detail::shape_of(C) + ": need op(A) MxK, op(B) KxN, C MxN");
   }
   detail::require_no_overlap(C, "C", A, "A", "gemm");
   detail::require_no_overlap(C, "C", B, "B", "gemm");
@@ -68,13 +68,13 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, typenam
     return;
   }
   detail::gemm_dispatch(exec, detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
-                        detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs}, c, static_cast<T>(alpha),
-                        static_cast<T>(beta));
+                        detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs}, c,
+                        static_cast<T>(alpha), static_cast<T>(beta));
 }
 
 template <class AV, class BV, class CV>
-void gemm(const char* transA, const char* transB, typename CV::const_value_type& alpha, const AV& A, const BV& B,
-          typename CV::const_value_type& beta, const CV& C) {
+void gemm(const char* transA, const char* transB, typename CV::const_value_type& alpha, const AV& A,
+          const BV& B, typename CV::const_value_type& beta, const CV& C) {
   gemm(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C);
 }
 

@@ -6,7 +6,6 @@
 // launch and throws std::invalid_argument naming the shapes. beta == 0 never reads y; alpha == 0
 // or an empty reduction never reads A or x.
 #include <Kokkos_Core.hpp>
-
 #include <string>
 #include <type_traits>
 
@@ -19,8 +18,8 @@
 namespace ridgeline {
 
 template <class ExecSpace, class AV, class XV, class YV>
-void gemv(const ExecSpace& exec, const char* trans, typename YV::const_value_type& alpha, const AV& A, const XV& x,
-          typename YV::const_value_type& beta, const YV& y) {
+void gemv(const ExecSpace& exec, const char* trans, typename YV::const_value_type& alpha, const AV& A,
+          const XV& x, typename YV::const_value_type& beta, const YV& y) {
   static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<XV>::value && Kokkos::is_view<YV>::value,
                 "ridgeline::gemv takes Kokkos::Views");
   static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<XV>() == 1 &&
@@ -40,10 +39,10 @@ void gemv(const ExecSpace& exec, const char* trans, typename YV::const_value_typ
   const auto a = detail::strided_op(A, t);
   if (static_cast<std::int64_t>(x.extent(0)) != a.cols || static_cast<std::int64_t>(y.extent(0)) != a.rows) {
     throw std::invalid_argument(std::string("ridgeline::gemv: op(A) is ") + std::to_string(a.rows) + "x" +
-                                std::to_string(a.cols) + " (A " + detail::shape_of(A) + ", trans=" +
-                                detail::trans_name(t) + "), so x must have " + std::to_string(a.cols) +
-                                " entries and y " + std::to_string(a.rows) + ", but x has " + detail::shape_of(x) +
-                                " and y " + detail::shape_of(y));
+                                std::to_string(a.cols) + " (A " + detail::shape_of(A) +
+                                ", trans=" + detail::trans_name(t) + "), so x must have " +
+                                std::to_string(a.cols) + " entries and y " + std::to_string(a.rows) +
+                                ", but x has " + detail::shape_of(x) + " and y " + detail::shape_of(y));
   }
   detail::require_no_overlap(y, "y", A, "A", "gemv");
   detail::require_no_overlap(y, "y", x, "x", "gemv");

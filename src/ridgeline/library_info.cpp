@@ -5,7 +5,9 @@
 
 namespace ridgeline {
 
-std::string version() { return RIDGELINE_VERSION_STRING; }
+std::string version() {
+  return RIDGELINE_VERSION_STRING;
+}
 
 std::string kokkos_description() {
   const int v = KOKKOS_VERSION;

@@ -9,14 +9,14 @@
 namespace ridgeline {
 
 struct TileConfig {
-  int bm = 0, bn = 0, bk = 0;  // team tile of C (BM x BN) and the K depth staged per step
-  int tm = 0, tn = 0;          // per-thread register micro-tile of C
-  int team_size = 0;           // Kokkos team size
-  int vector_length = 0;       // Kokkos vector length
-  int stages = 0;              // scratch buffers for A/B (2 = double buffered)
-  int scratch_level = 0;       // Kokkos scratch level the tiles live in
+  int bm = 0, bn = 0, bk = 0;      // team tile of C (BM x BN) and the K depth staged per step
+  int tm = 0, tn = 0;              // per-thread register micro-tile of C
+  int team_size = 0;               // Kokkos team size
+  int vector_length = 0;           // Kokkos vector length
+  int stages = 0;                  // scratch buffers for A/B (2 = double buffered)
+  int scratch_level = 0;           // Kokkos scratch level the tiles live in
   std::int64_t scratch_bytes = 0;  // bytes of team scratch the kernel requests
-  std::string micro_kernel;    // name of the micro-kernel ("portable", "cuda-simt-v4", ...)
+  std::string micro_kernel;        // name of the micro-kernel ("portable", "cuda-simt-v4", ...)
 };
 
 // The GEMV configuration: a team covers `rows` outputs per step with `team_size` x

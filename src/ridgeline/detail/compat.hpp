@@ -1,7 +1,6 @@
 #pragma once
 // The one place where Kokkos 3.4 and Kokkos 4.x/5.x differ for Ridgeline. Each branch says why.
 #include <Kokkos_Core.hpp>
-
 #include <type_traits>
 
 namespace ridgeline::detail::compat {

@@ -3,7 +3,7 @@
 // for the operands' contiguity, checks that the configuration fits the backend, and launches.
 // It holds no numbers: every size comes from backends/<name>/tile_table.hpp.
 #include <Kokkos_Core.hpp>
-
+#include <ridgeline/backends/host/tile_table.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -12,8 +12,6 @@
 #include "ridgeline/detail/gemv_team.hpp"
 #include "ridgeline/detail/strided.hpp"
 #include "ridgeline/tile_config.hpp"
-
-#include <ridgeline/backends/host/tile_table.hpp>
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <ridgeline/backends/cuda/tile_table.hpp>
 #endif
@@ -25,7 +23,8 @@ namespace ridgeline::detail {
 
 template <class ExecSpace>
 struct BackendFor {
-  static_assert(!std::is_same_v<ExecSpace, ExecSpace>, "Ridgeline has no tile table for this execution space");
+  static_assert(!std::is_same_v<ExecSpace, ExecSpace>,
+                "Ridgeline has no tile table for this execution space");
 };
 #if defined(KOKKOS_ENABLE_SERIAL)
 template <>
@@ -69,8 +68,9 @@ using Backend = typename BackendFor<ExecSpace>::type;
 template <class ExecSpace, class T>
 using GemmCfg = typename Backend<ExecSpace, T>::template gemm<T>;
 template <class ExecSpace, class T>
-using GemmMicroKernel = typename Backend<ExecSpace, T>::template micro_kernel<GemmCfg<ExecSpace, T>, T,
-                                                                              typename AccumulatorOf<T>::type>;
+using GemmMicroKernel =
+    typename Backend<ExecSpace, T>::template micro_kernel<GemmCfg<ExecSpace, T>, T,
+                                                          typename AccumulatorOf<T>::type>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN>
 using GemmKernel = GemmTeamTiled<ExecSpace, GemmCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
                                  GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN>;
@@ -81,15 +81,15 @@ void require_fits(const Policy& policy, const Functor& f, int level, std::size_t
                   const char* func, const std::string& what) {
   const std::size_t max_bytes = static_cast<std::size_t>(policy.scratch_size_max(level));
   if (bytes > max_bytes) {
-    throw std::invalid_argument(std::string("ridgeline::") + func + ": tile configuration " + what + " needs " +
-                                std::to_string(bytes) + " B of level-" + std::to_string(level) +
+    throw std::invalid_argument(std::string("ridgeline::") + func + ": tile configuration " + what +
+                                " needs " + std::to_string(bytes) + " B of level-" + std::to_string(level) +
                                 " team scratch, but this backend allows " + std::to_string(max_bytes) + " B");
   }
   const int max_team = policy.team_size_max(f, Kokkos::ParallelForTag());
   if (team_size > max_team) {
     throw std::invalid_argument(std::string("ridgeline::") + func + ": tile configuration " + what +
-                                " needs a team of " + std::to_string(team_size) + " threads, but this backend allows " +
-                                std::to_string(max_team));
+                                " needs a team of " + std::to_string(team_size) +
+                                " threads, but this backend allows " + std::to_string(max_team));
   }
 }
 
@@ -108,7 +108,8 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   require_int_range(tiles_m * tiles_n, "number of C tiles", "gemm");
   require_int_range(a.cols, "K", "gemm");
   Kernel f{a, b, c, alpha, beta, static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
-  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size, Cfg::vector_length);
+  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
+                                      Cfg::vector_length);
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
                describe_gemm_cfg<Cfg>());
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
@@ -143,7 +144,8 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   typename Kernel::policy_type policy(exec, static_cast<int>(teams), Cfg::team_size, Cfg::vector_length);
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemv",
                std::to_string(Cfg::rows) + " rows/team");
-  if (Kernel::scratch_bytes() > 0) policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
+  if (Kernel::scratch_bytes() > 0)
+    policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   Kokkos::parallel_for("ridgeline::gemv", policy, f);
 }
 

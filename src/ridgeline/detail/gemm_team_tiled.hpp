@@ -15,7 +15,6 @@
 // the whole K loop; when it owns several (a host team is one thread), they live in a BM x BN scratch
 // accumulator and each is loaded into registers for one K step at a time.
 #include <Kokkos_Core.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -27,7 +26,9 @@
 namespace ridgeline::detail {
 
 constexpr std::size_t scratch_align = 16;
-KOKKOS_INLINE_FUNCTION constexpr std::size_t align_up(std::size_t n) { return (n + scratch_align - 1) / scratch_align * scratch_align; }
+KOKKOS_INLINE_FUNCTION constexpr std::size_t align_up(std::size_t n) {
+  return (n + scratch_align - 1) / scratch_align * scratch_align;
+}
 
 // Which micro-tile each thread of a team owns. Threads form groups of `group_lanes` consecutive
 // ranks (a warp, on GPUs), each laid out lanes_m x (group_lanes / lanes_m) over the micro-tile grid,
@@ -126,12 +127,14 @@ struct GemmTeamTiled {
     if (interior) {
       const std::int64_t a_fs = kAFastM ? a.rs : a.cs;  // source stride along the fast index
       constexpr int a_ds = kAFastM ? 1 : LDA;           // scratch stride along the fast index
-      copy_lines<kAF, kAS, a_ds>(t, a_fs, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
-                                 [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
+      copy_lines<kAF, kAS, a_ds>(
+          t, a_fs, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
+          [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
       const std::int64_t b_fs = kBFastN ? b.cs : b.rs;
       constexpr int b_ds = kBFastN ? 1 : LDB;
-      copy_lines<kBF, kBS, b_ds>(t, b_fs, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
-                                 [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
+      copy_lines<kBF, kBS, b_ds>(
+          t, b_fs, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
+          [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
       return;
     }
     for (int e = t; e < BM * BK; e += kThreads) {
@@ -188,7 +191,8 @@ struct GemmTeamTiled {
       rb[r] = (p.b_in[r] && (k_full || k0 + b_k(f, s) < b.rows)) ? pb[p.b_off[r]] : T(0);
     }
   }
-  KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As, T* Bs) const {
+  KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As,
+                                          T* Bs) const {
     RIDGELINE_UNROLL
     for (int r = 0; r < kLoadA; ++r) {
       const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
@@ -203,8 +207,8 @@ struct GemmTeamTiled {
 
   // Runs body(As, Bs, kt) for every K step, with the step's tiles staged in scratch.
   template <class Body>
-  KOKKOS_FORCEINLINE_FUNCTION void k_loop(const member_type& team, std::int64_t m0, std::int64_t n0, T* As, T* Bs,
-                                          Body&& body) const {
+  KOKKOS_FORCEINLINE_FUNCTION void k_loop(const member_type& team, std::int64_t m0, std::int64_t n0, T* As,
+                                          T* Bs, Body&& body) const {
     const int t = team.team_rank();
     const int nk = static_cast<int>((a.cols + BK - 1) / BK);
     if constexpr (kStages == 2) {
@@ -232,8 +236,8 @@ struct GemmTeamTiled {
   }
 
   // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
-  KOKKOS_FORCEINLINE_FUNCTION void epilogue(const typename MK::Accumulator& acc, std::int64_t m0, std::int64_t n0,
-                                            int ty, int tx) const {
+  KOKKOS_FORCEINLINE_FUNCTION void epilogue(const typename MK::Accumulator& acc, std::int64_t m0,
+                                            std::int64_t n0, int ty, int tx) const {
     using Map = MicroTileMap<Cfg>;
     const bool read_c = beta != Acc(0);
     RIDGELINE_UNROLL
@@ -264,8 +268,10 @@ struct GemmTeamTiled {
     const std::int64_t n0 = std::int64_t(in_group / rows_in_group) * BN;
 
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
-    T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDA, scratch_align));  // (BK,BM+pad)
-    T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDB, scratch_align));  // (BK,BN+pad)
+    T* As = static_cast<T*>(
+        scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDA, scratch_align));  // (BK,BM+pad)
+    T* Bs = static_cast<T*>(
+        scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDB, scratch_align));  // (BK,BN+pad)
     const int t = team.team_rank();
 
     if constexpr (kRegisterAcc) {
@@ -280,7 +286,8 @@ struct GemmTeamTiled {
       k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
       epilogue(acc, m0, n0, ty, tx);
     } else {
-      Acc* Cs = static_cast<Acc*>(scratch.get_shmem_aligned(sizeof(Acc) * BM * BN, scratch_align));  // (BM,BN)
+      Acc* Cs =
+          static_cast<Acc*>(scratch.get_shmem_aligned(sizeof(Acc) * BM * BN, scratch_align));  // (BM,BN)
       k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int kt) {
         for (int u = 0; u < kPerThread; ++u) {
           const int id = t * kPerThread + u, ty = id % kTilesM, tx = id / kTilesM;

@@ -9,7 +9,6 @@
 // Both sum in a fixed order, so a rerun gives bit-identical results. kUnit says the contiguous
 // stride is 1, which lets the compiler vectorize and the GPU coalesce without a stride multiply.
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
 #include <type_traits>
 
@@ -51,7 +50,7 @@ struct GemvRows {
   static_assert(!kVec || kUnit, "packets need unit stride");
   static constexpr int kThreads = Cfg::team_size;
   static constexpr int BR = Cfg::rows;
-  static constexpr int VW = kVec ? Cfg::vec : 1;                  // rows per packet
+  static constexpr int VW = kVec ? Cfg::vec : 1;                          // rows per packet
   static constexpr int kLanes = BR / VW < kThreads ? BR / VW : kThreads;  // threads along rows
   static constexpr int kPacketsPerThread = BR / (kLanes * VW);
   static constexpr int kGroups = kThreads / kLanes;  // thread groups splitting the columns
@@ -72,7 +71,8 @@ struct GemvRows {
   }
 
   // acc[e] += A(i + e, j) * xj for the packet starting at row i; scalar and masked at the edge.
-  KOKKOS_FORCEINLINE_FUNCTION void mac_packet(Acc* acc, std::int64_t i, std::int64_t j, Acc xj, bool whole) const {
+  KOKKOS_FORCEINLINE_FUNCTION void mac_packet(Acc* acc, std::int64_t i, std::int64_t j, Acc xj,
+                                              bool whole) const {
     if (whole) {
       if constexpr (VW > 1) {
         const auto p = load_packet<VW>(a_ptr(i, j));
@@ -210,11 +210,13 @@ struct GemvDot {
               RIDGELINE_UNROLL
               for (int u = 0; u < U; ++u) {
                 RIDGELINE_UNROLL
-                for (int e = 0; e < VW; ++e) part[u] += static_cast<Acc>(pa[u].v[e]) * static_cast<Acc>(px[u].v[e]);
+                for (int e = 0; e < VW; ++e)
+                  part[u] += static_cast<Acc>(pa[u].v[e]) * static_cast<Acc>(px[u].v[e]);
               }
             }
             // The tail, fewer than one step: scalar, lanes interleaved.
-            for (std::int64_t j = j0 + l; j < ncols; j += V) part[0] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
+            for (std::int64_t j = j0 + l; j < ncols; j += V)
+              part[0] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
             // Pairwise, in a fixed order.
             RIDGELINE_UNROLL
             for (int w = 1; w < U; w *= 2) {

@@ -31,7 +31,8 @@ struct MicroTileMap {
   static constexpr int kPiecesN = Cfg::tn / Cfg::fn;
   static constexpr int kPieceStrideM = Cfg::bm / kPiecesM;
   static constexpr int kPieceStrideN = Cfg::bn / kPiecesN;
-  static_assert(Cfg::tm % Cfg::fm == 0 && Cfg::tn % Cfg::fn == 0, "fragment width must divide the micro-tile");
+  static_assert(Cfg::tm % Cfg::fm == 0 && Cfg::tn % Cfg::fn == 0,
+                "fragment width must divide the micro-tile");
   static_assert(Cfg::bm % (Cfg::tm) == 0 && Cfg::bn % (Cfg::tn) == 0, "micro-tile must divide the team tile");
 
   KOKKOS_FORCEINLINE_FUNCTION static constexpr int row(int ty, int i) {

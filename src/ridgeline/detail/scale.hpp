@@ -2,7 +2,6 @@
 // C = beta * C and y = beta * y, for the cases where the product vanishes (K == 0, alpha == 0).
 // beta == 0 writes zeros without reading, as BLAS does.
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
 
 #include "ridgeline/detail/strided.hpp"
@@ -28,7 +27,8 @@ template <class ExecSpace, class T>
 void scale_vector(const ExecSpace& exec, Strided1D<T> y, T beta) {
   if (y.n == 0) return;
   Kokkos::parallel_for(
-      "ridgeline::scale_vector", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.n),
+      "ridgeline::scale_vector",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.n),
       KOKKOS_LAMBDA(std::int64_t i) { y(i) = beta == T(0) ? T(0) : beta * y(i); });
 }
 

@@ -3,7 +3,6 @@
 // to a pointer and two strides, so one kernel instantiation serves them all; only the question
 // "which index is contiguous" is lifted to compile time, because it decides coalescing.
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
 
 #include "ridgeline/detail/validate.hpp"
@@ -17,7 +16,9 @@ struct Strided2D {
   std::int64_t rows = 0, cols = 0;
   std::int64_t rs = 0, cs = 0;
 
-  KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i, std::int64_t j) const { return data[i * rs + j * cs]; }
+  KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i, std::int64_t j) const {
+    return data[i * rs + j * cs];
+  }
 };
 
 template <class T>

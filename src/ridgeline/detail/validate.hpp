@@ -2,7 +2,6 @@
 // Argument checks shared by the public entries. Everything here runs on the host before any
 // launch and throws std::invalid_argument with the shapes involved.
 #include <Kokkos_Core.hpp>
-
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -31,11 +30,13 @@ inline Trans parse_trans(const char* letter, const char* func, const char* which
         break;
     }
   }
-  throw std::invalid_argument(std::string("ridgeline::") + func + ": " + which + " must be \"N\" or \"T\", got \"" +
-                              (letter ? letter : "(null)") + "\"");
+  throw std::invalid_argument(std::string("ridgeline::") + func + ": " + which +
+                              " must be \"N\" or \"T\", got \"" + (letter ? letter : "(null)") + "\"");
 }
 
-inline const char* trans_name(Trans t) { return t == Trans::N ? "N" : "T"; }
+inline const char* trans_name(Trans t) {
+  return t == Trans::N ? "N" : "T";
+}
 
 template <class V>
 std::string shape_of(const V& v) {
@@ -50,8 +51,9 @@ template <class ExecSpace, class V>
 void require_accessible(const V& v, const char* func, const char* name) {
   using mem = typename V::memory_space;
   if constexpr (!Kokkos::SpaceAccessibility<ExecSpace, mem>::accessible) {
-    throw std::invalid_argument(std::string("ridgeline::") + func + ": " + name + " (" + shape_of(v) + ") lives in " +
-                                mem::name() + ", which execution space " + ExecSpace::name() + " cannot access");
+    throw std::invalid_argument(std::string("ridgeline::") + func + ": " + name + " (" + shape_of(v) +
+                                ") lives in " + mem::name() + ", which execution space " + ExecSpace::name() +
+                                " cannot access");
   }
 }
 
@@ -64,21 +66,22 @@ std::pair<std::uintptr_t, std::uintptr_t> byte_range(const V& v) {
 }
 
 template <class Out, class In>
-void require_no_overlap(const Out& out, const char* out_name, const In& in, const char* in_name, const char* func) {
+void require_no_overlap(const Out& out, const char* out_name, const In& in, const char* in_name,
+                        const char* func) {
   if (out.span() == 0 || in.span() == 0) return;
   const auto o = byte_range(out);
   const auto i = byte_range(in);
   if (o.first < i.second && i.first < o.second) {
-    throw std::invalid_argument(std::string("ridgeline::") + func + ": output " + out_name + " (" + shape_of(out) +
-                                ") overlaps input " + in_name + " (" + shape_of(in) + ")");
+    throw std::invalid_argument(std::string("ridgeline::") + func + ": output " + out_name + " (" +
+                                shape_of(out) + ") overlaps input " + in_name + " (" + shape_of(in) + ")");
   }
 }
 
 // League sizes and tile indices are int; the product of tile counts must fit.
 inline void require_int_range(std::int64_t value, const char* what, const char* func) {
   if (value > static_cast<std::int64_t>(INT32_MAX)) {
-    throw std::invalid_argument(std::string("ridgeline::") + func + ": " + what + " = " + std::to_string(value) +
-                                " exceeds the 32-bit launch range");
+    throw std::invalid_argument(std::string("ridgeline::") + func + ": " + what + " = " +
+                                std::to_string(value) + " exceeds the 32-bit launch range");
   }
 }
 
