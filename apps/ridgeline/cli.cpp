@@ -88,6 +88,16 @@ void print_csv(std::ostream& os, const std::vector<std::string>& header,
   for (const auto& r : rows) line(r);
 }
 
+// One CSV record of key-value pairs, the keys as the header line.
+void print_kv_csv(std::ostream& os, const std::vector<std::pair<std::string, std::string>>& kv) {
+  std::vector<std::string> header, row;
+  for (const auto& [k, v] : kv) {
+    header.push_back(k);
+    row.push_back(v);
+  }
+  print_csv(os, header, {row});
+}
+
 std::string join(const std::vector<std::string>& v, const std::string& sep) {
   std::string out;
   for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
@@ -342,12 +352,7 @@ void emit_ledger(std::ostream& os, const rl::TileLedger& l, const DeviceSpec* de
     }
     os << j.dump(2) << "\n";
   } else if (f == Format::csv) {
-    std::vector<std::string> header, row;
-    for (const auto& [k, v] : kv) {
-      header.push_back(k);
-      row.push_back(v);
-    }
-    print_csv(os, header, {row});
+    print_kv_csv(os, kv);
   } else {
     Table t{{"quantity", "value"}, {}};
     auto add = [&](const std::string& k, const std::string& v) { t.rows.push_back({k, v}); };
@@ -408,12 +413,7 @@ void emit_point(std::ostream& os, const DeviceSpec& s, DType d, Unit u, const rl
     }
     os << j.dump(2) << "\n";
   } else if (f == Format::csv) {
-    std::vector<std::string> header, row;
-    for (const auto& [k, v] : kv) {
-      header.push_back(k);
-      row.push_back(v);
-    }
-    print_csv(os, header, {row});
+    print_kv_csv(os, kv);
   } else {
     Table tab{{"quantity", "value"}, {}};
     for (const auto& [k, v] : kv) tab.rows.push_back({k, v});
