@@ -85,16 +85,25 @@ template <class Cfg, class T>
 void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                     const Matrix<T>& ref, int reps, double base_s) {
   using MK = typename Be::template micro_kernel<Cfg, T, T>;
-  using K = rd::GemmTeamTiled<Exec, Cfg, T, T, MK, true, false>;
+  // Packet staging where the configuration has it and the operands allow it, as the dispatcher does.
+  using Plain = rd::GemmTeamTiled<Exec, Cfg, T, T, MK, true, false>;
+  using Packets = rd::GemmTeamTiled<Exec, Cfg, T, T, MK, true, false, Plain::vector_capable>;
   const auto a = rd::strided_op(A, rd::Trans::N);
   const auto b = rd::strided_op(B, rd::Trans::N);
   const auto c = rd::strided_op(C, rd::Trans::N);
   const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
   try {
-    const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, T(1), T(0)); });
+    const bool packets = rd::packet_staging_applies<Plain>(ac, bc);
+    const double s = median_seconds(reps, [&] {
+      if (packets) {
+        rd::launch_gemm<Packets>(Exec(), ac, bc, c, T(1), T(0));
+      } else {
+        rd::launch_gemm<Plain>(Exec(), ac, bc, c, T(1), T(0));
+      }
+    });
     const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
     std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3,
-                flops / s * 1e-9, base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), K::scratch_bytes());
+                flops / s * 1e-9, base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), Plain::scratch_bytes());
   } catch (const std::exception& e) {
     std::printf("  %-34s rejected: %s\n", name, e.what());
   }
@@ -110,30 +119,38 @@ void sweep_gemm(int n, int reps) {
               base * 1e3, flops / base * 1e-9);
   gemm_candidate<Gemm<Base, 16, Base::team_size, Base::bm / Base::tm, 1>, T>("bk16", A, B, C, ref, reps,
                                                                              base);
+  gemm_candidate<Gemm<Base, 8, Base::team_size, Base::bm / Base::tm, 1>, T>("bk8", A, B, C, ref, reps, base);
+  gemm_candidate<Gemm<Base, Base::bk, Base::team_size, Base::bm / Base::tm, 2>, T>("2 teams/SM", A, B, C, ref,
+                                                                                   reps, base);
   gemm_candidate<Gemm<Base, 8, 32, 4, 1>, T>("warp 4x8 lanes", A, B, C, ref, reps, base);
   gemm_candidate<Gemm<Base, 8, 32, 8, 1>, T>("warp 8x4 lanes", A, B, C, ref, reps, base);
   gemm_candidate<Gemm<Base, 16, 32, 4, 1>, T>("warp 4x8 lanes, bk16", A, B, C, ref, reps, base);
   if constexpr (Base::fm == Base::tm) {
     // Contiguous micro-tiles (host tables): other team tiles and K depths around the same
     // micro-tile, which is what the host micro-kernel requires.
-    gemm_candidate<GemmShape<Base, 2 * Base::bm, Base::bn, Base::bk, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
+    gemm_candidate<
+        GemmShape<Base, 2 * Base::bm, Base::bn, Base::bk, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
         "2x bm", A, B, C, ref, reps, base);
-    gemm_candidate<GemmShape<Base, Base::bm, 2 * Base::bn, Base::bk, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
+    gemm_candidate<
+        GemmShape<Base, Base::bm, 2 * Base::bn, Base::bk, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
         "2x bn", A, B, C, ref, reps, base);
-    gemm_candidate<GemmShape<Base, Base::bm, Base::bn, Base::bk / 2, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
+    gemm_candidate<
+        GemmShape<Base, Base::bm, Base::bn, Base::bk / 2, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
         "bk / 2", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 4) {
     // More FMAs per scratch byte: 8x16 and 16x8 micro-tiles on 256 threads.
-    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps, base);
-    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 4>, T>("128x256x8, 8x16, warp 4x8", A, B, C, ref, reps,
-                                                                  base);
-    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 8>, T>("128x256x8, 8x16, warp 8x4", A, B, C, ref, reps,
-                                                                  base);
-    gemm_candidate<GemmShape<Base, 256, 128, 8, 16, 8, 256, 16>, T>("256x128x8, 16x8", A, B, C, ref, reps, base);
-    gemm_candidate<GemmShape<Base, 256, 128, 8, 16, 8, 32, 4>, T>("256x128x8, 16x8, warp 4x8", A, B, C, ref, reps,
-                                                                  base);
-    gemm_candidate<GemmShape<Base, 128, 128, 16, 8, 8, 32, 4>, T>("128x128x16, 8x8, warp 4x8", A, B, C, ref, reps,
-                                                                  base);
+    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps,
+                                                                    base);
+    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 4>, T>("128x256x8, 8x16, warp 4x8", A, B, C, ref,
+                                                                  reps, base);
+    gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 32, 8>, T>("128x256x8, 8x16, warp 8x4", A, B, C, ref,
+                                                                  reps, base);
+    gemm_candidate<GemmShape<Base, 256, 128, 8, 16, 8, 256, 16>, T>("256x128x8, 16x8", A, B, C, ref, reps,
+                                                                    base);
+    gemm_candidate<GemmShape<Base, 256, 128, 8, 16, 8, 32, 4>, T>("256x128x8, 16x8, warp 4x8", A, B, C, ref,
+                                                                  reps, base);
+    gemm_candidate<GemmShape<Base, 128, 128, 16, 8, 8, 32, 4>, T>("128x128x16, 8x8, warp 4x8", A, B, C, ref,
+                                                                  reps, base);
   }
 }
 

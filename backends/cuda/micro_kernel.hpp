@@ -56,6 +56,23 @@ struct SharedScratchAccess {
 #endif
     detail::PlainScratchAccess::store(p, v);
   }
+
+  template <int W, class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void store_packet(T* p, const T* v) {
+#if defined(__CUDA_ARCH__)
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (sizeof(T) == 4 && W == 4) {
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(s), "f"(v[0]), "f"(v[1]), "f"(v[2]),
+                   "f"(v[3])
+                   : "memory");
+      return;
+    } else if constexpr (sizeof(T) == 8 && W == 2) {
+      asm volatile("st.shared.v2.f64 [%0], {%1, %2};" ::"r"(s), "d"(v[0]), "d"(v[1]) : "memory");
+      return;
+    }
+#endif
+    detail::PlainScratchAccess::template store_packet<W>(p, v);
+  }
 };
 
 }  // namespace ridgeline::backends::cuda

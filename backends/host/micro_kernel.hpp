@@ -41,6 +41,10 @@ struct VectorMicroKernel {
   }
   static Acc get(const Accumulator& acc, int i, int j) { return acc.v[i][j / W][j % W]; }
   static void store_scratch(T* p, T v) { *p = v; }
+  template <int W>
+  static void store_scratch_packet(T* p, const T* v) {
+    for (int e = 0; e < W; ++e) p[e] = v[e];
+  }
 
   static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
     const T* a = As + ty * TM;

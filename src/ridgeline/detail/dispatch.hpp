@@ -71,9 +71,9 @@ template <class ExecSpace, class T>
 using GemmMicroKernel =
     typename Backend<ExecSpace, T>::template micro_kernel<GemmCfg<ExecSpace, T>, T,
                                                           typename AccumulatorOf<T>::type>;
-template <class ExecSpace, class T, bool kAFastM, bool kBFastN>
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
 using GemmKernel = GemmTeamTiled<ExecSpace, GemmCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
-                                 GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN>;
+                                 GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN, kVec>;
 
 // Rejects a tile configuration the backend cannot run, before anything is launched.
 template <class Policy, class Functor>
@@ -116,6 +116,51 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   Kokkos::parallel_for("ridgeline::gemm", policy, f);
 }
 
+template <class T>
+bool aligned_to(const T* p, int elems) {
+  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
+}
+
+// Picks the 16-byte packet staging when both operands allow it: unit stride along the fast index,
+// a 16-byte aligned origin and a slow stride that keeps every line aligned. Anything else (an odd
+// leading dimension such as 4097, a sub-view at an odd offset) stages element by element.
+template <class Plain, class T>
+bool packet_staging_applies(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  if constexpr (Plain::vector_capable) {
+    constexpr int W = Plain::kVecW;
+    constexpr bool kAFastM = Plain::a_fast_m, kBFastN = Plain::b_fast_n;
+    const std::int64_t a_fs = kAFastM ? a.rs : a.cs, a_ss = kAFastM ? a.cs : a.rs;
+    const std::int64_t b_fs = kBFastN ? b.cs : b.rs, b_ss = kBFastN ? b.rs : b.cs;
+    return a_fs == 1 && b_fs == 1 && a_ss % W == 0 && b_ss % W == 0 && aligned_to(a.data, W) &&
+           aligned_to(b.data, W);
+  } else {
+    return false;
+  }
+}
+
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, class Acc>
+void launch_gemm_staged(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                        const Strided2D<T>& c, Acc alpha, Acc beta) {
+  using Plain = GemmKernel<ExecSpace, T, kAFastM, kBFastN>;
+  if constexpr (Plain::vector_capable) {
+    if (packet_staging_applies<Plain>(a, b)) {
+      launch_gemm<GemmKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
+      return;
+    }
+  }
+  launch_gemm<Plain>(exec, a, b, c, alpha, beta);
+}
+
+// Whether ridgeline::gemm stages these operands in 16-byte packets (for tests and reports).
+template <class ExecSpace, class T>
+bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
+  if (a_m && b_n) return packet_staging_applies<GemmKernel<ExecSpace, T, true, true>>(a, b);
+  if (a_m) return packet_staging_applies<GemmKernel<ExecSpace, T, true, false>>(a, b);
+  if (b_n) return packet_staging_applies<GemmKernel<ExecSpace, T, false, true>>(a, b);
+  return packet_staging_applies<GemmKernel<ExecSpace, T, false, false>>(a, b);
+}
+
 // C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
 template <class ExecSpace, class T>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
@@ -125,13 +170,13 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   const bool b_n = !rows_contiguous(b);  // op(B) walks n contiguously
   const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
   if (a_m && b_n) {
-    launch_gemm<GemmKernel<ExecSpace, T, true, true>>(exec, a, b, c, al, be);
+    launch_gemm_staged<ExecSpace, T, true, true>(exec, a, b, c, al, be);
   } else if (a_m) {
-    launch_gemm<GemmKernel<ExecSpace, T, true, false>>(exec, a, b, c, al, be);
+    launch_gemm_staged<ExecSpace, T, true, false>(exec, a, b, c, al, be);
   } else if (b_n) {
-    launch_gemm<GemmKernel<ExecSpace, T, false, true>>(exec, a, b, c, al, be);
+    launch_gemm_staged<ExecSpace, T, false, true>(exec, a, b, c, al, be);
   } else {
-    launch_gemm<GemmKernel<ExecSpace, T, false, false>>(exec, a, b, c, al, be);
+    launch_gemm_staged<ExecSpace, T, false, false>(exec, a, b, c, al, be);
   }
 }
 
@@ -147,11 +192,6 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   if (Kernel::scratch_bytes() > 0)
     policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   Kokkos::parallel_for("ridgeline::gemv", policy, f);
-}
-
-template <class T>
-bool aligned_to(const T* p, int elems) {
-  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
 }
 
 // y = alpha * op(A) * x + beta * y with op(A) already applied as strides; rows, cols > 0.

@@ -45,12 +45,14 @@ struct LaneLayout<Cfg, std::void_t<decltype(Cfg::lanes_m), decltype(Cfg::group_l
   static constexpr int lanes_m = Cfg::lanes_m;
 };
 
-template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN>
+template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
+          bool kVec = false>
 struct GemmTeamTiled {
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
   using config = Cfg;
+  static constexpr bool a_fast_m = kAFastM, b_fast_n = kBFastN;
 
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
   static constexpr int LDA = BM + Cfg::pad_a, LDB = BN + Cfg::pad_b;
@@ -68,8 +70,6 @@ struct GemmTeamTiled {
   // of op(A)/op(B) in memory, so consecutive threads read consecutive addresses.
   static constexpr int kAF = kAFastM ? BM : BK, kAS = kAFastM ? BK : BM;
   static constexpr int kBF = kBFastN ? BN : BK, kBS = kBFastN ? BK : BN;
-  static constexpr int kLoadA = kStages == 2 ? BM * BK / kThreads : 1;
-  static constexpr int kLoadB = kStages == 2 ? BK * BN / kThreads : 1;
 
   Strided2D<const T> a;  // op(A): M x K
   Strided2D<const T> b;  // op(B): K x N
@@ -147,62 +147,123 @@ struct GemmTeamTiled {
     }
   }
 
-  // stages == 2: this thread's share of every K step sits at fixed offsets from the step's origin,
-  // and whether its row of op(A) (column of op(B)) exists does not change along K. Both are worked
-  // out once per tile, so a K step costs one add and one load per element, plus a K-tail test
-  // only on the last step.
-  struct LoadPlan {
-    std::int64_t a_off[kLoadA], b_off[kLoadB];
-    bool a_in[kLoadA], b_in[kLoadB];
+  // stages == 2: register staging. Each operand's K-step tile is cut into kV-element packets along
+  // its fast index, and packet e = t + r * kThreads goes to thread t. Because the team size and the
+  // packets per line divide one another, packet r of a thread sits at a compile-time (fast, slow)
+  // offset from its packet 0, so a thread needs one pointer and the operand's strides, not a table
+  // of offsets: the earlier table of 64-bit offsets and flags cost ~30 registers and ~440 of the
+  // ~1600 instructions per fp32 K step (SASS of the 8x8 kernel).
+  //
+  // kVec: the dispatcher proved that the fast index has unit stride and every packet is 16-byte
+  // aligned, so an interior packet is one vector load (LDG.128 on CUDA).
+  static constexpr int kV = kVec ? int(16 / sizeof(T)) : 1;
+  template <int kF, int kS>
+  struct Share {
+    static constexpr int kPerLine = kF / kV;                  // packets per line of the fast index
+    static constexpr int kPackets = kF * kS / kV / kThreads;  // packets per thread
+    static_assert(kF % kV == 0 && (kF * kS / kV) % kThreads == 0,
+                  "a K-step tile must split into whole packets per thread");
+    static_assert(kThreads % kPerLine == 0 || kPerLine % kThreads == 0,
+                  "the team size and the packets per line must divide one another");
+    static constexpr bool kWholeLines = kThreads % kPerLine == 0;
+    static constexpr int kQ = kWholeLines ? 1 : kPerLine / kThreads;
+    // (fast, slow) of a thread's packet 0, and packet r's offset from it.
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int f0(int t) { return (t % kPerLine) * kV; }
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int s0(int t) { return t / kPerLine; }
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int df(int r) {
+      return kWholeLines ? 0 : (r % kQ) * kThreads * kV;
+    }
+    KOKKOS_FORCEINLINE_FUNCTION static constexpr int ds(int r) {
+      return kWholeLines ? r * (kThreads / kPerLine) : r / kQ;
+    }
   };
+  // Whether the kVec variant exists for this configuration (the dispatcher asks before choosing it).
+  template <int kF, int kS, int W>
+  static constexpr bool packets_fit = kF % W == 0 && (kF * kS / W) % kThreads == 0 &&
+                                      (kThreads % (kF / W) == 0 || (kF / W) % kThreads == 0);
+  static constexpr int kVecW = int(16 / sizeof(T));
+  static constexpr bool vector_capable = kStages == 2 && LDA % kVecW == 0 && LDB % kVecW == 0 &&
+                                         packets_fit<kAF, kAS, kVecW> && packets_fit<kBF, kBS, kVecW>;
+  static_assert(!kVec || vector_capable, "no 16-byte packet staging for this tile configuration");
+  using ShareA = Share<kAF, kAS>;
+  using ShareB = Share<kBF, kBS>;
+  static constexpr int kLoadA = kStages == 2 ? BM * BK / kThreads : 1;
+  static constexpr int kLoadB = kStages == 2 ? BK * BN / kThreads : 1;
 
-  KOKKOS_FORCEINLINE_FUNCTION LoadPlan plan(int t, std::int64_t m0, std::int64_t n0) const {
-    LoadPlan p;
+  // Fast and slow strides of op(A) and op(B) in memory.
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t a_fs() const { return kAFastM ? a.rs : a.cs; }
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t a_ss() const { return kAFastM ? a.cs : a.rs; }
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t b_fs() const { return kBFastN ? b.cs : b.rs; }
+  KOKKOS_FORCEINLINE_FUNCTION std::int64_t b_ss() const { return kBFastN ? b.rs : b.cs; }
+
+  // Loads one operand's share of a K step into regs. p points at the thread's packet 0 for this
+  // step; (o0, k0) is the step's origin in (m or n, k), lim_o and lim_k the operand's extents.
+  // kChecked tests every element against the extents and reads zero outside them (edge tiles and
+  // the K tail); otherwise nothing is tested.
+  template <bool kChecked, class Sh, bool kFastIsK, int kN>
+  KOKKOS_FORCEINLINE_FUNCTION static void fetch_share(const T* p, std::int64_t fs, std::int64_t ss, int t,
+                                                      std::int64_t o0, std::int64_t k0, std::int64_t lim_o,
+                                                      std::int64_t lim_k, T (&regs)[kN]) {
     RIDGELINE_UNROLL
-    for (int r = 0; r < kLoadA; ++r) {
-      const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
-      const std::int64_t m = m0 + a_m(f, s);
-      p.a_in[r] = m < a.rows;
-      p.a_off[r] = m * a.rs + a_k(f, s) * a.cs;
+    for (int r = 0; r < Sh::kPackets; ++r) {
+      const T* q = p + (kV > 1 ? std::int64_t(Sh::df(r)) : Sh::df(r) * fs) + Sh::ds(r) * ss;
+      if constexpr (!kChecked && kV > 1) {
+        const auto v = load_packet<kV, T>(q);
+        RIDGELINE_UNROLL
+        for (int c = 0; c < kV; ++c) regs[r * kV + c] = v.v[c];
+      } else {
+        RIDGELINE_UNROLL
+        for (int c = 0; c < kV; ++c) {
+          const T* qc = kV > 1 ? q + c : q;
+          if constexpr (kChecked) {
+            const int f = Sh::f0(t) + Sh::df(r) + c, s = Sh::s0(t) + Sh::ds(r);
+            const std::int64_t o = o0 + (kFastIsK ? s : f), k = k0 + (kFastIsK ? f : s);
+            regs[r * kV + c] = (o < lim_o && k < lim_k) ? *qc : T(0);
+          } else {
+            regs[r * kV + c] = *qc;
+          }
+        }
+      }
     }
-    RIDGELINE_UNROLL
-    for (int r = 0; r < kLoadB; ++r) {
-      const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
-      const std::int64_t n = n0 + b_n(f, s);
-      p.b_in[r] = n < b.cols;
-      p.b_off[r] = b_k(f, s) * b.rs + n * b.cs;
-    }
-    return p;
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION void fetch(int t, const LoadPlan& p, std::int64_t k0, T (&ra)[kLoadA],
-                                         T (&rb)[kLoadB]) const {
-    const T* pa = a.data + k0 * a.cs;
-    const T* pb = b.data + k0 * b.rs;
-    const bool k_full = k0 + BK <= a.cols;
+  // Writes one operand's share to its (BK, LD) scratch tile. When the fast index is the scratch
+  // tile's contiguous one, a packet is one vector store; otherwise it is transposed element-wise.
+  template <class Sh, bool kFastIsK, int kLD, int kN>
+  KOKKOS_FORCEINLINE_FUNCTION static void commit_share(int t, const T (&regs)[kN], T* S) {
     RIDGELINE_UNROLL
-    for (int r = 0; r < kLoadA; ++r) {
-      const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
-      ra[r] = (p.a_in[r] && (k_full || k0 + a_k(f, s) < a.cols)) ? pa[p.a_off[r]] : T(0);
+    for (int r = 0; r < Sh::kPackets; ++r) {
+      const int f = Sh::f0(t) + Sh::df(r), s = Sh::s0(t) + Sh::ds(r);
+      if constexpr (kFastIsK) {
+        RIDGELINE_UNROLL
+        for (int c = 0; c < kV; ++c) MK::store_scratch(S + (f + c) * kLD + s, regs[r * kV + c]);
+      } else {
+        MK::template store_scratch_packet<kV>(S + s * kLD + f, regs + r * kV);
+      }
     }
-    RIDGELINE_UNROLL
-    for (int r = 0; r < kLoadB; ++r) {
-      const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
-      rb[r] = (p.b_in[r] && (k_full || k0 + b_k(f, s) < b.rows)) ? pb[p.b_off[r]] : T(0);
-    }
+  }
+
+  // A thread's packet-0 pointers at k = 0; a K step advances them by BK along k.
+  struct Cursor {
+    const T* a;
+    const T* b;
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Cursor cursor(int t, std::int64_t m0, std::int64_t n0) const {
+    const int fa = ShareA::f0(t), sa = ShareA::s0(t), fb = ShareB::f0(t), sb = ShareB::s0(t);
+    return {a.data + (m0 + a_m(fa, sa)) * a.rs + a_k(fa, sa) * a.cs,
+            b.data + b_k(fb, sb) * b.rs + (n0 + b_n(fb, sb)) * b.cs};
+  }
+
+  template <bool kChecked>
+  KOKKOS_FORCEINLINE_FUNCTION void fetch(int t, const Cursor& cur, std::int64_t m0, std::int64_t n0,
+                                         std::int64_t k0, T (&ra)[kLoadA], T (&rb)[kLoadB]) const {
+    fetch_share<kChecked, ShareA, !kAFastM>(cur.a + k0 * a.cs, a_fs(), a_ss(), t, m0, k0, a.rows, a.cols, ra);
+    fetch_share<kChecked, ShareB, !kBFastN>(cur.b + k0 * b.rs, b_fs(), b_ss(), t, n0, k0, b.cols, b.rows, rb);
   }
   KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As,
                                           T* Bs) const {
-    RIDGELINE_UNROLL
-    for (int r = 0; r < kLoadA; ++r) {
-      const int e = t + r * kThreads, f = e % kAF, s = e / kAF;
-      MK::store_scratch(As + a_k(f, s) * LDA + a_m(f, s), ra[r]);
-    }
-    RIDGELINE_UNROLL
-    for (int r = 0; r < kLoadB; ++r) {
-      const int e = t + r * kThreads, f = e % kBF, s = e / kBF;
-      MK::store_scratch(Bs + b_k(f, s) * LDB + b_n(f, s), rb[r]);
-    }
+    commit_share<ShareA, !kAFastM, LDA>(t, ra, As);
+    commit_share<ShareB, !kBFastN, LDB>(t, rb, Bs);
   }
 
   // Runs body(As, Bs, kt) for every K step, with the step's tiles staged in scratch.
@@ -212,15 +273,25 @@ struct GemmTeamTiled {
     const int t = team.team_rank();
     const int nk = static_cast<int>((a.cols + BK - 1) / BK);
     if constexpr (kStages == 2) {
-      const LoadPlan lp = plan(t, m0, n0);
+      const Cursor cur0 = cursor(t, m0, n0);
+      // Only edge tiles and the K tail pay for bounds tests.
+      const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
+      const int nk_full = interior ? static_cast<int>(a.cols / BK) : 0;
       T ra[kLoadA], rb[kLoadB];
-      fetch(t, lp, 0, ra, rb);
+      const auto fetch_step = [&](int kt) {
+        if (kt < nk_full) {
+          fetch<false>(t, cur0, m0, n0, std::int64_t(kt) * BK, ra, rb);
+        } else {
+          fetch<true>(t, cur0, m0, n0, std::int64_t(kt) * BK, ra, rb);
+        }
+      };
+      fetch_step(0);
       commit(t, ra, rb, As, Bs);
       team.team_barrier();
       for (int kt = 0; kt < nk; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < nk;
-        if (more) fetch(t, lp, std::int64_t(kt + 1) * BK, ra, rb);
+        if (more) fetch_step(kt + 1);
         body(As + cur * BK * LDA, Bs + cur * BK * LDB, kt);
         if (more) commit(t, ra, rb, As + (cur ^ 1) * BK * LDA, Bs + (cur ^ 1) * BK * LDB);
         team.team_barrier();

@@ -17,17 +17,6 @@
 
 namespace ridgeline::detail {
 
-// A W-element packet aligned to its size: one 16-byte load on GPUs when W * sizeof(T) == 16.
-template <int W, class T>
-struct alignas(W * sizeof(T)) Packet {
-  T v[W];
-};
-
-template <int W, class T>
-KOKKOS_FORCEINLINE_FUNCTION Packet<W, T> load_packet(const T* p) {
-  return *reinterpret_cast<const Packet<W, T>*>(p);
-}
-
 // Teams per compute unit the launch bounds ask for; a table may name `min_blocks` to cap
 // registers in exchange for occupancy (memory-bound kernels need many loads in flight).
 template <class Cfg, class = void>

@@ -12,7 +12,10 @@
 //                                    leading dimension BN), used when a thread owns several
 //                                    micro-tiles and cannot keep them all in registers;
 //   MK::store_scratch(p, v)          how the team kernel writes one staged element to scratch, so a
-//                                    backend can address its scratch memory directly.
+//                                    backend can address its scratch memory directly;
+//   MK::store_scratch_packet<W>(p, v)
+//                                    the same for W contiguous elements v[0..W), p aligned to
+//                                    W * sizeof(T) (one vector store where the backend has one).
 // As is a (BK, BM + pad_a) and Bs a (BK, BN + pad_b) scratch tile, both k-major. The K tail is
 // zero in scratch, so a micro-kernel never masks. row()/col() below fix which rows and columns a
 // thread owns; a micro-kernel must use exactly these, because the epilogue stores through them.
@@ -55,6 +58,11 @@ struct PlainScratchAccess {
   KOKKOS_FORCEINLINE_FUNCTION static void store(T* p, T v) {
     *p = v;
   }
+  template <int W, class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void store_packet(T* p, const T* v) {
+    RIDGELINE_UNROLL
+    for (int e = 0; e < W; ++e) p[e] = v[e];
+  }
 };
 
 // The portable register micro-kernel. ScratchAccess is the only backend hook it takes.
@@ -79,6 +87,14 @@ struct PortableMicroKernel {
   KOKKOS_FORCEINLINE_FUNCTION static Acc get(const Accumulator& acc, int i, int j) { return acc.v[i][j]; }
 
   KOKKOS_FORCEINLINE_FUNCTION static void store_scratch(T* p, T v) { ScratchAccess::store(p, v); }
+  template <int W>
+  KOKKOS_FORCEINLINE_FUNCTION static void store_scratch_packet(T* p, const T* v) {
+    if constexpr (W == 1) {
+      ScratchAccess::store(p, v[0]);
+    } else {
+      ScratchAccess::template store_packet<W>(p, v);
+    }
+  }
 
   KOKKOS_FORCEINLINE_FUNCTION static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
     RIDGELINE_UNROLL_DEVICE

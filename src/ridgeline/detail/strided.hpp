@@ -21,6 +21,17 @@ struct Strided2D {
   }
 };
 
+// A W-element packet aligned to its size: one 16-byte load on GPUs when W * sizeof(T) == 16.
+template <int W, class T>
+struct alignas(W * sizeof(T)) Packet {
+  T v[W];
+};
+
+template <int W, class T>
+KOKKOS_FORCEINLINE_FUNCTION Packet<W, T> load_packet(const T* p) {
+  return *reinterpret_cast<const Packet<W, T>*>(p);
+}
+
 template <class T>
 struct Strided1D {
   T* data = nullptr;
