@@ -95,7 +95,8 @@ std::vector<GemmCase> shape_cases() {
       {0, 5, 7}, {5, 0, 7}, {5, 7, 0},    {0, 0, 0},      {1, 1, 1},       {7, 7, 7},    {1, 7, 7},
       {7, 1, 7}, {7, 7, 1}, {13, 15, 17}, {179, 15, 211}, {12, 3071, 517}, {3, 2, 1000}, {1000, 1000, 1000}};
   // Exact multiples of this backend's fp32/fp64 tiles, and one off each way.
-  for (const auto& t : {gemm_tile_config<Exec, float>(), gemm_tile_config<Exec, double>()}) {
+  for (const auto& t : {gemm_tile_config<Exec, float>(), gemm_tile_config<Exec, double>(),
+                        gemm_tile_config<Exec, float>(true), gemm_tile_config<Exec, double>(true)}) {
     shapes.push_back({2 * t.bm, 2 * t.bn, 2 * t.bk});
     shapes.push_back({2 * t.bm + 1, 2 * t.bn - 1, 2 * t.bk + 1});
     shapes.push_back({2 * t.bm - 1, 2 * t.bn + 1, 2 * t.bk - 1});

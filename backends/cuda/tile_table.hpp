@@ -1,16 +1,20 @@
 #pragma once
 // CUDA tile table (SIMT; tensor-core micro-kernels come separately).
 //
-// GEMM fp32: 128x128x16 per 256-thread team, 8x8 per thread split into 4x4 pieces 64 rows/cols
-// apart, so each k step is four 16-byte scratch loads per thread with no bank conflicts; two
-// stages of A and B take 2*(16*132 + 16*132)*4 B = 33 KB, inside the 40 KB level-0 cap of Kokkos
-// 3.4. The +4 padding keeps the transposed stores (k-contiguous operands) conflict-free while
-// keeping rows 16-byte aligned.
-// Chosen by perf/tile_sweep.cpp on the H200 (perf/results/h200-2026-11-30-sweep.txt): bk 16 beat
-// bk 8 by 4.5%; lane layouts within a warp moved nothing (<1%); 8x16 and 16x8 micro-tiles spill at
-// the 255-register cap and ran at half speed; two teams per SM (128 registers) spilled worse.
-// What holds it near 42% of the FP32 peak: an 8x8 micro-tile reads 16 floats of scratch per 64
-// FMAs, i.e. 128 B/clk/SM at Hopper's 128 FMA/clk/SM, which is all the shared-memory bandwidth.
+// GEMM fp32, general entry (any strides and alignment, staged element by element): 128x128x16 per
+// 256-thread team, 8x8 per thread split into 4x4 pieces 64 rows/cols apart, so each k step is four
+// 16-byte scratch loads per thread with no bank conflicts; two stages of A and B take
+// 2*(16*132 + 16*132)*4 B = 33 KB, inside the 40 KB level-0 cap of Kokkos 3.4. The +4 padding
+// keeps the transposed stores (k-contiguous operands) conflict-free while keeping rows 16-byte
+// aligned.
+// GEMM fp32, packet entry (operands that stage in 16-byte packets): 128x256x8, 8x16 per thread.
+// Packet staging needs half the registers of element staging per element, which leaves room for
+// 128 accumulators without spills; twice the FMAs per scratch byte of 8x8.
+// Chosen by perf/tile_sweep.cpp on the H200 (perf/results/h200-2026-11-30-sweep-packets.txt):
+// with packets, 128x256x8/8x16 ran 1.06x the 8x8 entry at 4096^3 and 8192^3, and 256x128x8/16x8
+// 1.02x; element-wise (4097^3) 8x16 ran 0.88x, so the general entry stays 8x8. bk 16 beat bk 8 by
+// 10% for 8x8; two teams per SM (128 registers) ran 0.88x. Before the staging rewrite, 8x16
+// spilled at 255 registers (h200-2026-11-30-sweep.txt).
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -19,6 +23,14 @@ namespace ridgeline::backends::cuda {
 struct GemmTilesFp32 {
   static constexpr int bm = 128, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+};
+
+struct GemmTilesFp32Packets {
+  static constexpr int bm = 128, bn = 256, bk = 8;
+  static constexpr int tm = 8, tn = 16, fm = 4, fn = 4;
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
   static constexpr int scratch_level = 0, group_m = 8;
@@ -56,6 +68,8 @@ struct Tiles {
   static constexpr const char* name = "cuda";
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
+  template <class T>
+  using gemm_packets = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Packets>;
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
   static constexpr const char* micro_kernel_name = "simt-lds128";

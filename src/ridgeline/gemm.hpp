@@ -78,11 +78,9 @@ void gemm(const char* transA, const char* transB, typename CV::const_value_type&
   gemm(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C);
 }
 
-// The tile configuration gemm runs for ExecSpace and Scalar, for reports and the roofline.
-template <class ExecSpace, class Scalar>
-TileConfig gemm_tile_config() {
-  using Cfg = detail::GemmCfg<ExecSpace, Scalar>;
-  using Kernel = detail::GemmKernel<ExecSpace, Scalar, true, false>;
+namespace detail {
+template <class Cfg, class Kernel, class ExecSpace, class Scalar>
+TileConfig describe_tile_config(bool packets) {
   TileConfig t;
   t.bm = Cfg::bm, t.bn = Cfg::bn, t.bk = Cfg::bk;
   t.tm = Cfg::tm, t.tn = Cfg::tn;
@@ -90,7 +88,38 @@ TileConfig gemm_tile_config() {
   t.stages = Cfg::stages, t.scratch_level = Cfg::scratch_level;
   t.scratch_bytes = static_cast<std::int64_t>(Kernel::scratch_bytes());
   t.micro_kernel = detail::Backend<ExecSpace, Scalar>::micro_kernel_name;
+  t.staging = packets ? "packets" : "elements";
   return t;
+}
+}  // namespace detail
+
+// The tile configuration gemm runs for ExecSpace and Scalar, for reports and the roofline:
+// packets = false is the table's general entry (any strides and alignment), packets = true the
+// entry for operands that stage in 16-byte packets (the same entry where the table has no other).
+template <class ExecSpace, class Scalar>
+TileConfig gemm_tile_config(bool packets = false) {
+  if (packets) {
+    using Kernel = detail::GemmPacketKernel<ExecSpace, Scalar, true, false>;
+    return detail::describe_tile_config<detail::GemmPacketCfg<ExecSpace, Scalar>, Kernel, ExecSpace, Scalar>(
+        Kernel::vector_capable);
+  }
+  return detail::describe_tile_config<detail::GemmCfg<ExecSpace, Scalar>,
+                                      detail::GemmKernel<ExecSpace, Scalar, true, false>, ExecSpace, Scalar>(
+      false);
+}
+
+// The tile configuration gemm(exec, transA, transB, alpha, A, B, beta, C) would run for these
+// operands (they are not validated here).
+template <class ExecSpace, class AV, class BV>
+TileConfig gemm_tile_config(const ExecSpace&, const char* transA, const char* transB, const AV& A,
+                            const BV& B) {
+  using T = typename AV::non_const_value_type;
+  const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
+  const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
+  const bool packets =
+      detail::gemm_uses_packets<ExecSpace, T>(detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
+                                              detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs});
+  return gemm_tile_config<ExecSpace, T>(packets);
 }
 
 }  // namespace ridgeline

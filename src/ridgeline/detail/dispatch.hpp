@@ -75,6 +75,25 @@ template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = fals
 using GemmKernel = GemmTeamTiled<ExecSpace, GemmCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
                                  GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN, kVec>;
 
+// A table may hold a second GEMM entry, `gemm_packets`, for operands that stage in 16-byte packets:
+// cheaper staging leaves room for a larger micro-tile there. Without one, both paths use `gemm`.
+template <class Be, class T, class = void>
+struct PacketCfgOf {
+  using type = typename Be::template gemm<T>;
+};
+template <class Be, class T>
+struct PacketCfgOf<Be, T, std::void_t<typename Be::template gemm_packets<T>>> {
+  using type = typename Be::template gemm_packets<T>;
+};
+template <class ExecSpace, class T>
+using GemmPacketCfg = typename PacketCfgOf<Backend<ExecSpace, T>, T>::type;
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
+using GemmPacketKernel =
+    GemmTeamTiled<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
+                  typename Backend<ExecSpace, T>::template micro_kernel<GemmPacketCfg<ExecSpace, T>, T,
+                                                                        typename AccumulatorOf<T>::type>,
+                  kAFastM, kBFastN, kVec>;
+
 // Rejects a tile configuration the backend cannot run, before anything is launched.
 template <class Policy, class Functor>
 void require_fits(const Policy& policy, const Functor& f, int level, std::size_t bytes, int team_size,
@@ -141,24 +160,25 @@ bool packet_staging_applies(const Strided2D<const T>& a, const Strided2D<const T
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, class Acc>
 void launch_gemm_staged(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                         const Strided2D<T>& c, Acc alpha, Acc beta) {
-  using Plain = GemmKernel<ExecSpace, T, kAFastM, kBFastN>;
-  if constexpr (Plain::vector_capable) {
-    if (packet_staging_applies<Plain>(a, b)) {
-      launch_gemm<GemmKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
+  using Packable = GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN>;
+  if constexpr (Packable::vector_capable) {
+    if (packet_staging_applies<Packable>(a, b)) {
+      launch_gemm<GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
       return;
     }
   }
-  launch_gemm<Plain>(exec, a, b, c, alpha, beta);
+  launch_gemm<GemmKernel<ExecSpace, T, kAFastM, kBFastN>>(exec, a, b, c, alpha, beta);
 }
 
-// Whether ridgeline::gemm stages these operands in 16-byte packets (for tests and reports).
+// Whether ridgeline::gemm stages these operands in 16-byte packets, i.e. runs the table's
+// `gemm_packets` entry (for tests and reports).
 template <class ExecSpace, class T>
 bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b) {
   const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
-  if (a_m && b_n) return packet_staging_applies<GemmKernel<ExecSpace, T, true, true>>(a, b);
-  if (a_m) return packet_staging_applies<GemmKernel<ExecSpace, T, true, false>>(a, b);
-  if (b_n) return packet_staging_applies<GemmKernel<ExecSpace, T, false, true>>(a, b);
-  return packet_staging_applies<GemmKernel<ExecSpace, T, false, false>>(a, b);
+  if (a_m && b_n) return packet_staging_applies<GemmPacketKernel<ExecSpace, T, true, true>>(a, b);
+  if (a_m) return packet_staging_applies<GemmPacketKernel<ExecSpace, T, true, false>>(a, b);
+  if (b_n) return packet_staging_applies<GemmPacketKernel<ExecSpace, T, false, true>>(a, b);
+  return packet_staging_applies<GemmPacketKernel<ExecSpace, T, false, false>>(a, b);
 }
 
 // C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
