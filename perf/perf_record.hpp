@@ -3,10 +3,12 @@
 // write the same columns and merge_results.py can join them. Standard C++ only (see shape_spec.hpp).
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
+#include "ridgeline/tile_config.hpp"
 #include "shape_spec.hpp"
 
 namespace ridgeline_perf {
@@ -25,10 +27,10 @@ struct RunInfo {
 // Numbers that were not measured or do not apply are NaN and written as empty CSV fields.
 struct PerfRecord {
   ShapeSpec shape;
-  std::string impl;             // "ridgeline", "kokkos-kernels", "openblas", "cublas"
-  std::string math = "-";       // cuBLAS math mode; "-" where the library has none
-  std::string config;           // the kernel configuration that ran, when the library reports one
-  bool packet_staging = false;  // Ridgeline GEMM: the table's packet-staging entry ran (config says which)
+  std::string impl;        // "ridgeline", "kokkos-kernels", "openblas", "cublas"
+  std::string math = "-";  // cuBLAS math mode; "-" where the library has none
+  std::string config;      // the kernel configuration that ran, when the library reports one
+  std::optional<ridgeline::TileConfig> tile;  // Ridgeline GEMM: the table entry that ran (config prints it)
   double alpha = 1, beta = 0;
   double median_ms = NAN, min_ms = NAN, max_ms = NAN;  // per call, milliseconds
   int samples = 0;                                     // timed samples the median is taken over

@@ -117,6 +117,7 @@ std::string tile_config_string(const ridgeline::TileConfig& t) {
   s << t.micro_kernel << " tile " << t.bm << "x" << t.bn << "x" << t.bk << " micro " << t.tm << "x" << t.tn
     << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
     << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging;
+  if (t.k_slices > 1) s << " split-K " << t.k_slices;
   return s.str();
 }
 
@@ -267,7 +268,7 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
       // Which table entry runs depends on the operands' strides and alignment.
       const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
       const auto cfg = ridgeline::gemm_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a, check.b);
-      r.packet_staging = cfg.staging == "packets";
+      r.tile = cfg;
       r.config = tile_config_string(cfg);
     }
     r.alpha = ctx.opt.alpha;
@@ -346,9 +347,10 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
       r.efficiency = p.efficiency;
       r.bound = ridgeline::roofline::to_string(p.bound);
       if (r.impl == impl_ridgeline && s.op == Op::gemm) {
-        const ridgeline::TileConfig cfg =
-            s.precision == Precision::fp32 ? ridgeline::gemm_tile_config<ExecSpace, float>(r.packet_staging)
-                                           : ridgeline::gemm_tile_config<ExecSpace, double>(r.packet_staging);
+        const ridgeline::TileConfig cfg = r.tile ? *r.tile
+                                          : s.precision == Precision::fp32
+                                              ? ridgeline::gemm_tile_config<ExecSpace, float>()
+                                              : ridgeline::gemm_tile_config<ExecSpace, double>();
         const auto tt = ridgeline::roofline::gemm_tile_traffic(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero,
                                                                cfg, double(ctx.spec.l2_bytes));
         if (tt.bytes > 0) r.tile_intensity = tt.flops / tt.bytes;

@@ -81,6 +81,12 @@ struct GemmShape : Base {
   static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
 };
 
+// Another team size and teams-per-SM target on top of a shape.
+template <class Base, int kTeam, int kMinBlocks>
+struct GemmTeam : Base {
+  static constexpr int team_size = kTeam, min_blocks = kMinBlocks;
+};
+
 template <class Cfg, class T>
 void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                     const Matrix<T>& ref, int reps, double base_s) {
@@ -137,6 +143,14 @@ void sweep_gemm(int n, int reps) {
     gemm_candidate<
         GemmShape<Base, Base::bm, Base::bn, Base::bk / 2, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
         "bk / 2", A, B, C, ref, reps, base);
+  } else if constexpr (sizeof(T) == 8) {
+    // Smaller micro-tiles at two teams per SM: more warps to hide DFMA and scratch latency.
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 64, 8, 8, 4, 256, 16>, 256, 2>, T>("128x64x8, 8x4, 2/SM", A, B, C,
+                                                                                    ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 64, 128, 8, 4, 8, 256, 16>, 256, 2>, T>("64x128x8, 4x8, 2/SM", A, B, C,
+                                                                                    ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 8, 8, 4, 512, 16>, 512, 1>, T>("128x128x8, 8x4, team 512",
+                                                                                     A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 4) {
     // More FMAs per scratch byte: 8x16 and 16x8 micro-tiles on 256 threads.
     gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps,
@@ -152,6 +166,30 @@ void sweep_gemm(int n, int reps) {
     gemm_candidate<GemmShape<Base, 128, 128, 16, 8, 8, 32, 4>, T>("128x128x16, 8x8, warp 4x8", A, B, C, ref,
                                                                   reps, base);
   }
+}
+
+// ---- non-square GEMM: the table's entries side by side ---------------------------------------
+// Each entry runs through launch_gemm, so split-K applies as it would in ridgeline::gemm.
+template <class Cfg, class T>
+void entry_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
+                     const Matrix<T>& ref, int reps, double base_s) {
+  using Plain = rd::GemmTeamTiled<Exec, Cfg, T, T, typename Be::template micro_kernel<Cfg, T, T>, true, false>;
+  std::printf("  (%s: %d K slices) ", name,
+              rd::gemm_k_slices<Plain>(Exec(), A.extent(0), B.extent(1), A.extent(1)));
+  gemm_candidate<Cfg, T>(name, A, B, C, ref, reps, base_s);
+}
+
+template <class T>
+void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
+  Matrix<T> A("A", m, k), B("B", k, n), C("C", m, n), ref("ref", m, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * m * double(n) * k;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
+  std::printf("gemm NN %lldx%lldx%lld %s: ridgeline::gemm %.3f ms %.1f GFLOP/s\n", (long long)m, (long long)n,
+              (long long)k, sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3, flops / base * 1e-9);
+  entry_candidate<rd::GemmCfg<Exec, T>, T>("general entry", A, B, C, ref, reps, base);
+  entry_candidate<rd::GemmPacketCfg<Exec, T>, T>("packet entry", A, B, C, ref, reps, base);
+  entry_candidate<rd::GemmNarrowCfg<Exec, T>, T>("narrow entry", A, B, C, ref, reps, base);
 }
 
 // ---- GEMV candidates -------------------------------------------------------------------------
@@ -254,9 +292,11 @@ int main(int argc, char** argv) {
   CLI::App app{"Times candidate tile configurations against the tile table"};
   int reps = 10;
   std::vector<int> gemm_n{4096}, gemv_n{8192, 16384};
+  std::vector<std::string> rect{"16384x16384x64", "64x16384x16384"};
   app.add_option("--reps", reps, "timed runs per candidate (median)");
   app.add_option("--gemm", gemm_n, "square GEMM sizes");
   app.add_option("--gemv", gemv_n, "square GEMV sizes");
+  app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
@@ -264,6 +304,10 @@ int main(int argc, char** argv) {
   for (int n : gemm_n) {
     sweep_gemm<float, typename Be::template gemm<float>>(n, reps);
     sweep_gemm<double, typename Be::template gemm<double>>(n, reps);
+  }
+  for (const auto& r : rect) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<float>(m, n, k, reps);
   }
   for (int n : gemv_n) {
     sweep_gemv<float>(n, reps);

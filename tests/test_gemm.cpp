@@ -257,9 +257,11 @@ void packet_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t 
 
 TEST(Gemm, PacketStagingWithTails) {
   std::uint64_t seed = 4000;
+  // The reduced (sanitizer) run keeps a tail in M, N and K with fewer tiles.
+  const std::int64_t m = reduced() ? 132 : 260, n = reduced() ? 260 : 388, k = reduced() ? 20 : 276;
   for (const char* t : {"NN", "NT", "TN", "TT"}) {
-    packet_case<float, Kokkos::LayoutLeft>(t[0], t[1], 260, 388, 276, seed += 2);
-    packet_case<double, Kokkos::LayoutRight>(t[0], t[1], 132, 260, 140, seed += 2);
+    packet_case<float, Kokkos::LayoutLeft>(t[0], t[1], m, n, k, seed += 2);
+    packet_case<double, Kokkos::LayoutRight>(t[0], t[1], 132, 260, reduced() ? 20 : 140, seed += 2);
   }
 }
 
@@ -279,6 +281,79 @@ TEST(Gemm, MisalignedOperandFallsBack) {
   Kokkos::fence();
   const auto want = reference_gemm(to_host(A), to_host(B), to_host(C), 1.0, 0.0, eps<float>());
   EXPECT_TRUE(matches(to_host(C), want));
+}
+
+// ---- few tiles: the narrow entry and split-K --------------------------------------------------
+// Products too small in M x N to fill the device split K into slices, summed in order afterwards.
+// Each case says which path it must take on backends that have it (split-K needs a table that
+// reports compute units and two-stage tiles, i.e. the GPU tables), so it cannot pass by skipping it.
+template <class T, class LA, class LB>
+void few_tiles_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, double beta,
+                    std::uint64_t seed, bool expect_split) {
+  const bool a_t = ta == 'T', b_t = tb == 'T';
+  auto A = make_matrix<T, LA>("A", a_t ? k : m, a_t ? m : k);
+  auto B = make_matrix<T, LB>("B", b_t ? n : k, b_t ? k : n);
+  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
+  fill_random(A, seed), fill_random(B, seed + 1);
+  if (beta == 0) {
+    fill_value(C, poison<T>());
+  } else {
+    fill_random(C, seed + 2);
+  }
+  const HostMatrix hC0 = to_host(C);
+  const char tra[2] = {ta, 0}, trb[2] = {tb, 0};
+  const TileConfig cfg = gemm_tile_config(Exec(), tra, trb, A, B);
+  if (expect_split) EXPECT_GT(cfg.k_slices, 1) << ta << tb << " " << m << "x" << n << "x" << k;
+  ridgeline::gemm(Exec(), tra, trb, T(0.7), A, B, static_cast<T>(beta), C);
+  Kokkos::fence();
+  const auto want =
+      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7, beta, eps<T>());
+  EXPECT_TRUE(matches(to_host(C), want))
+      << ta << tb << " " << m << "x" << n << "x" << k << " beta " << beta << " slices " << cfg.k_slices;
+}
+
+TEST(Gemm, SplitKAndNarrowTiles) {
+  // Split-K is a GPU-table feature: expect it where the table has two stages (CUDA, HIP).
+  const bool gpu_table = gemm_tile_config<Exec, float>().stages == 2;
+  std::uint64_t seed = 5000;
+  using L = Kokkos::LayoutLeft;
+  using R = Kokkos::LayoutRight;
+  // The reduced (sanitizer) run: shorter K (fewer slices), and beta != 0 only.
+  const bool r = reduced();
+  for (double beta : {0.0, -0.4}) {
+    if (r && beta == 0.0) continue;
+    for (const char* t : {"NN", "NT", "TN", "TT"}) {
+      // 64 rows, packet-aligned: the narrow entry; K with a tail after the last whole slice.
+      few_tiles_case<float, L, L>(t[0], t[1], 64, r ? 256 : 512, r ? 524 : 3004, beta, seed += 3, gpu_table);
+      // 40 rows (under the narrow tile), K a multiple of 4 but not of the K step.
+      few_tiles_case<float, L, R>(t[0], t[1], 40, r ? 260 : 300, r ? 516 : 2052, beta, seed += 3, gpu_table);
+      // Element-wise staging (odd leading dimensions), fp32 and fp64.
+      few_tiles_case<float, L, L>(t[0], t[1], 99, r ? 129 : 301, r ? 1027 : 4099, beta, seed += 3, gpu_table);
+      few_tiles_case<double, R, L>(t[0], t[1], 130, 131, r ? 515 : 2999, beta, seed += 3, gpu_table);
+    }
+  }
+  // Enough tiles to fill any device: no split.
+  if (gpu_table) {
+    auto A = make_matrix<float, L>("A", 4096, 64);
+    auto B = make_matrix<float, L>("B", 64, 4096);
+    EXPECT_EQ(gemm_tile_config(Exec(), "N", "N", A, B).k_slices, 1);
+  }
+}
+
+TEST(Gemm, SplitKRerunIsBitIdentical) {
+  const std::int64_t k = reduced() ? 1024 : 8192;
+  auto A = make_matrix<float, Kokkos::LayoutLeft>("A", 64, k);
+  auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 256);
+  auto C1 = make_matrix<float, Kokkos::LayoutLeft>("C1", 64, 256);
+  auto C2 = make_matrix<float, Kokkos::LayoutLeft>("C2", 64, 256);
+  fill_random(A, 61), fill_random(B, 62);
+  fill_value(C1, poison<float>()), fill_value(C2, poison<float>());
+  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C1);
+  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C2);
+  Kokkos::fence();
+  const auto h1 = to_host(C1), h2 = to_host(C2);
+  EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0);
+  EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps<float>())));
 }
 
 // ---- one column with op(B) = B goes through GEMV ------------------------------------------------

@@ -36,6 +36,17 @@ struct GemmTilesFp32Packets {
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
+// Narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384 would leave half of each
+// 128-row tile empty): 64x256x8 on 128 threads, the same 8x16 micro-tile; two teams per SM keep 8
+// warps resident, and split-K supplies the teams that 64 rows cannot.
+struct GemmTilesFp32Narrow {
+  static constexpr int bm = 64, bn = 256, bk = 8;
+  static constexpr int tm = 8, tn = 16, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
+  static constexpr int scratch_level = 0, group_m = 8;
+};
+
 // fp64: the same shape with 2-wide (16-byte) fragments; 64 double accumulators per thread.
 struct GemmTilesFp64 {
   static constexpr int bm = 128, bn = 128, bk = 8;
@@ -70,6 +81,10 @@ struct Tiles {
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   template <class T>
   using gemm_packets = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Packets>;
+  template <class T>
+  using gemm_packets_narrow = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Narrow>;
+  // SMs of exec's device, for the split-K decision.
+  static int compute_units(const Kokkos::Cuda& exec) { return exec.cuda_device_prop().multiProcessorCount; }
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
   static constexpr const char* micro_kernel_name = "simt-lds128";

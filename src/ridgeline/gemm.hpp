@@ -111,7 +111,7 @@ TileConfig gemm_tile_config(bool packets = false) {
 // The tile configuration gemm(exec, transA, transB, alpha, A, B, beta, C) would run for these
 // operands (they are not validated here).
 template <class ExecSpace, class AV, class BV>
-TileConfig gemm_tile_config(const ExecSpace&, const char* transA, const char* transB, const AV& A,
+TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
                             const BV& B) {
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
@@ -119,7 +119,21 @@ TileConfig gemm_tile_config(const ExecSpace&, const char* transA, const char* tr
   const bool packets =
       detail::gemm_uses_packets<ExecSpace, T>(detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
                                               detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs});
-  return gemm_tile_config<ExecSpace, T>(packets);
+  TileConfig t;
+  if (packets && detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
+    using Kernel = detail::GemmNarrowKernel<ExecSpace, T, true, false>;
+    t = detail::describe_tile_config<detail::GemmNarrowCfg<ExecSpace, T>, Kernel, ExecSpace, T>(true);
+    t.k_slices = detail::gemm_k_slices<Kernel>(exec, a.rows, b.cols, a.cols);
+  } else if (packets) {
+    t = gemm_tile_config<ExecSpace, T>(true);
+    t.k_slices = detail::gemm_k_slices<detail::GemmPacketKernel<ExecSpace, T, true, false>>(exec, a.rows,
+                                                                                            b.cols, a.cols);
+  } else {
+    t = gemm_tile_config<ExecSpace, T>(false);
+    t.k_slices =
+        detail::gemm_k_slices<detail::GemmKernel<ExecSpace, T, true, false>>(exec, a.rows, b.cols, a.cols);
+  }
+  return t;
 }
 
 }  // namespace ridgeline

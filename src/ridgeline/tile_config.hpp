@@ -18,6 +18,7 @@ struct TileConfig {
   std::int64_t scratch_bytes = 0;  // bytes of team scratch the kernel requests
   std::string micro_kernel;        // name of the micro-kernel ("portable", "cuda-simt-v4", ...)
   std::string staging;             // "packets" (16-byte vector staging) or "elements"
+  int k_slices = 1;                // split-K slices for the shape asked about (1: none)
 };
 
 // The GEMV configuration: a team covers `rows` outputs per step with `team_size` x

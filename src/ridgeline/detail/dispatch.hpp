@@ -85,14 +85,41 @@ template <class Be, class T>
 struct PacketCfgOf<Be, T, std::void_t<typename Be::template gemm_packets<T>>> {
   using type = typename Be::template gemm_packets<T>;
 };
+// And `gemm_packets_narrow`, for products with at most its bm rows, where `gemm_packets` would leave
+// most of each tile's rows empty (64 x 16384 x 16384).
+template <class Be, class T, class = void>
+struct NarrowCfgOf {
+  using type = typename PacketCfgOf<Be, T>::type;
+};
+template <class Be, class T>
+struct NarrowCfgOf<Be, T, std::void_t<typename Be::template gemm_packets_narrow<T>>> {
+  using type = typename Be::template gemm_packets_narrow<T>;
+};
 template <class ExecSpace, class T>
 using GemmPacketCfg = typename PacketCfgOf<Backend<ExecSpace, T>, T>::type;
+template <class ExecSpace, class T>
+using GemmNarrowCfg = typename NarrowCfgOf<Backend<ExecSpace, T>, T>::type;
+template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool kVec>
+using GemmKernelFor = GemmTeamTiled<
+    ExecSpace, Cfg, T, typename AccumulatorOf<T>::type,
+    typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, typename AccumulatorOf<T>::type>, kAFastM,
+    kBFastN, kVec>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
-using GemmPacketKernel =
-    GemmTeamTiled<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
-                  typename Backend<ExecSpace, T>::template micro_kernel<GemmPacketCfg<ExecSpace, T>, T,
-                                                                        typename AccumulatorOf<T>::type>,
-                  kAFastM, kBFastN, kVec>;
+using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec>;
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
+using GemmNarrowKernel = GemmKernelFor<ExecSpace, GemmNarrowCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec>;
+
+template <class ExecSpace, class T>
+constexpr bool has_narrow_entry = !std::is_same_v<GemmNarrowCfg<ExecSpace, T>, GemmPacketCfg<ExecSpace, T>>;
+// Whether a product with m rows (that stages in packets) runs the narrow entry.
+template <class ExecSpace, class T>
+bool gemm_uses_narrow(std::int64_t m) {
+  if constexpr (has_narrow_entry<ExecSpace, T>) {
+    return m <= GemmNarrowCfg<ExecSpace, T>::bm;
+  } else {
+    return false;
+  }
+}
 
 // Rejects a tile configuration the backend cannot run, before anything is launched.
 template <class Policy, class Functor>
@@ -118,6 +145,65 @@ std::string describe_gemm_cfg() {
          std::to_string(Cfg::tm) + "x" + std::to_string(Cfg::tn);
 }
 
+// Compute units (SMs, CUs) of the device behind exec, where the backend's table can say; 0 where
+// it cannot, which turns split-K off.
+template <class Be, class ExecSpace, class = void>
+struct ComputeUnits {
+  static int of(const ExecSpace&) { return 0; }
+};
+template <class Be, class ExecSpace>
+struct ComputeUnits<Be, ExecSpace,
+                    std::void_t<decltype(Be::compute_units(std::declval<const ExecSpace&>()))>> {
+  static int of(const ExecSpace& e) { return Be::compute_units(e); }
+};
+
+// How many K slices a GEMM with `tiles` C tiles is split into. Split-K pays only when the tiles
+// cannot fill the device (fewer tiles than resident teams, e.g. 64 x 16384 x 16384): then a wave
+// model picks the slice count with the least time per slice, ceil(tiles * s / teams) / s, taking
+// a larger s only for a gain of 3% or more, since each slice adds an M x N partial to write and
+// read. Every slice keeps at least 16 K steps.
+inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident_teams) {
+  if (resident_teams <= 0 || tiles >= resident_teams) return 1;
+  const std::int64_t max_by_k = k / (16 * std::int64_t(bk));
+  int best = 1;
+  double best_cost = 1.0;
+  for (int s = 2; s <= 16 && s <= max_by_k; ++s) {
+    const double cost = double((tiles * s + resident_teams - 1) / resident_teams) / s;
+    if (cost < 0.97 * best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+// The K slices Kernel would run for an M x N x K product on exec (1: no split-K).
+template <class Kernel, class ExecSpace>
+int gemm_k_slices(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t k) {
+  using Cfg = typename Kernel::config;
+  if constexpr (Cfg::stages != 2) {
+    return 1;  // single-stage (host) tables: a core per tile is plenty, and staging is K-global
+  } else {
+    using Be = typename BackendFor<ExecSpace>::type;
+    const std::int64_t tiles = ((m + Cfg::bm - 1) / Cfg::bm) * ((n + Cfg::bn - 1) / Cfg::bn);
+    return choose_k_slices(tiles, k, Cfg::bk,
+                           std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
+  }
+}
+
+// C = sum over slices of work[s] (+ beta * C), summed in slice order so reruns are bit-identical.
+template <class ExecSpace, class T, class Acc>
+void split_k_reduce(const ExecSpace& exec, const Acc* work, int slices, const Strided2D<T>& c, Acc beta) {
+  const std::int64_t mn = c.rows * c.cols;
+  Kokkos::parallel_for(
+      "ridgeline::gemm split-K reduce",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, mn),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const std::int64_t m = e % c.rows, n = e / c.rows;
+        Acc v = work[e];
+        for (int s = 1; s < slices; ++s) v += work[s * mn + e];
+        if (beta != Acc(0)) v += beta * static_cast<Acc>(c(m, n));
+        c(m, n) = static_cast<T>(v);
+      });
+}
+
 template <class Kernel, class ExecSpace, class T, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                  const Strided2D<T>& c, Acc alpha, Acc beta) {
@@ -127,12 +213,31 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   require_int_range(tiles_m * tiles_n, "number of C tiles", "gemm");
   require_int_range(a.cols, "K", "gemm");
   Kernel f{a, b, c, alpha, beta, static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
-  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
+  const int slices = gemm_k_slices<Kernel>(exec, c.rows, c.cols, a.cols);
+  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n * slices), Cfg::team_size,
                                       Cfg::vector_length);
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
                describe_gemm_cfg<Cfg>());
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  Kokkos::parallel_for("ridgeline::gemm", policy, f);
+  if (slices == 1) {
+    Kokkos::parallel_for("ridgeline::gemm", policy, f);
+    return;
+  }
+  // Slices start on a K-step boundary, so every slice but the last is whole K steps.
+  const std::int64_t steps = (a.cols + Cfg::bk - 1) / Cfg::bk;
+  f.k_chunk = (steps + slices - 1) / slices * Cfg::bk;
+  f.k_slices = static_cast<int>((a.cols + f.k_chunk - 1) / f.k_chunk);
+  policy = typename Kernel::policy_type(exec, static_cast<int>(tiles_m * tiles_n * f.k_slices),
+                                        Cfg::team_size, Cfg::vector_length);
+  policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
+  // The partials live only for this call. Freeing them waits for the device, so a split-K call
+  // returns with its work complete.
+  Kokkos::View<Acc*, typename ExecSpace::memory_space> work(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline::gemm split-K partials"),
+      static_cast<std::size_t>(f.k_slices) * static_cast<std::size_t>(c.rows * c.cols));
+  f.work = work.data();
+  Kokkos::parallel_for("ridgeline::gemm split-K", policy, f);
+  split_k_reduce(exec, work.data(), f.k_slices, c, beta);
 }
 
 template <class T>
@@ -163,6 +268,13 @@ void launch_gemm_staged(const ExecSpace& exec, const Strided2D<const T>& a, cons
   using Packable = GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN>;
   if constexpr (Packable::vector_capable) {
     if (packet_staging_applies<Packable>(a, b)) {
+      if constexpr (has_narrow_entry<ExecSpace, T>) {
+        if (gemm_uses_narrow<ExecSpace, T>(c.rows) &&
+            packet_staging_applies<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN>>(a, b)) {
+          launch_gemm<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
+          return;
+        }
+      }
       launch_gemm<GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
       return;
     }

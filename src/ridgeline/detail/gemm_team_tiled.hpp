@@ -76,6 +76,12 @@ struct GemmTeamTiled {
   Strided2D<T> c;        // M x N
   Acc alpha, beta;
   int tiles_m, tiles_n;
+  // Split-K (stages == 2 only): league rank / (tiles_m * tiles_n) is the slice, which covers
+  // k_chunk of K and writes alpha * its partial product to work[slice] (M x N, column-major);
+  // SplitKReduce then sums the slices in order into C. With k_slices == 1, work is unused.
+  Acc* work = nullptr;
+  int k_slices = 1;
+  std::int64_t k_chunk = 0;
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     return align_up(sizeof(T) * kStages * BK * LDA) + align_up(sizeof(T) * kStages * BK * LDB) +
@@ -254,11 +260,13 @@ struct GemmTeamTiled {
             b.data + b_k(fb, sb) * b.rs + (n0 + b_n(fb, sb)) * b.cs};
   }
 
+  // k_end: where this team's K range stops (K, or the end of its split-K slice).
   template <bool kChecked>
   KOKKOS_FORCEINLINE_FUNCTION void fetch(int t, const Cursor& cur, std::int64_t m0, std::int64_t n0,
-                                         std::int64_t k0, T (&ra)[kLoadA], T (&rb)[kLoadB]) const {
-    fetch_share<kChecked, ShareA, !kAFastM>(cur.a + k0 * a.cs, a_fs(), a_ss(), t, m0, k0, a.rows, a.cols, ra);
-    fetch_share<kChecked, ShareB, !kBFastN>(cur.b + k0 * b.rs, b_fs(), b_ss(), t, n0, k0, b.cols, b.rows, rb);
+                                         std::int64_t k0, std::int64_t k_end, T (&ra)[kLoadA],
+                                         T (&rb)[kLoadB]) const {
+    fetch_share<kChecked, ShareA, !kAFastM>(cur.a + k0 * a.cs, a_fs(), a_ss(), t, m0, k0, a.rows, k_end, ra);
+    fetch_share<kChecked, ShareB, !kBFastN>(cur.b + k0 * b.rs, b_fs(), b_ss(), t, n0, k0, b.cols, k_end, rb);
   }
   KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As,
                                           T* Bs) const {
@@ -266,23 +274,25 @@ struct GemmTeamTiled {
     commit_share<ShareB, !kBFastN, LDB>(t, rb, Bs);
   }
 
-  // Runs body(As, Bs, kt) for every K step, with the step's tiles staged in scratch.
+  // Runs body(As, Bs, kt) for every K step of [k_begin, k_end), with the step's tiles staged in
+  // scratch. k_begin is a multiple of BK; without split-K the range is all of K.
   template <class Body>
-  KOKKOS_FORCEINLINE_FUNCTION void k_loop(const member_type& team, std::int64_t m0, std::int64_t n0, T* As,
-                                          T* Bs, Body&& body) const {
+  KOKKOS_FORCEINLINE_FUNCTION void k_loop(const member_type& team, std::int64_t m0, std::int64_t n0,
+                                          std::int64_t k_begin, std::int64_t k_end, T* As, T* Bs,
+                                          Body&& body) const {
     const int t = team.team_rank();
-    const int nk = static_cast<int>((a.cols + BK - 1) / BK);
+    const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
     if constexpr (kStages == 2) {
       const Cursor cur0 = cursor(t, m0, n0);
       // Only edge tiles and the K tail pay for bounds tests.
       const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
-      const int nk_full = interior ? static_cast<int>(a.cols / BK) : 0;
+      const int nk_full = interior ? static_cast<int>((k_end - k_begin) / BK) : 0;
       T ra[kLoadA], rb[kLoadB];
       const auto fetch_step = [&](int kt) {
         if (kt < nk_full) {
-          fetch<false>(t, cur0, m0, n0, std::int64_t(kt) * BK, ra, rb);
+          fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
         } else {
-          fetch<true>(t, cur0, m0, n0, std::int64_t(kt) * BK, ra, rb);
+          fetch<true>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
         }
       };
       fetch_step(0);
@@ -299,9 +309,25 @@ struct GemmTeamTiled {
     } else {
       for (int kt = 0; kt < nk; ++kt) {
         if (kt > 0) team.team_barrier();
-        stage(t, m0, n0, std::int64_t(kt) * BK, As, Bs);
+        stage(t, m0, n0, k_begin + std::int64_t(kt) * BK, As, Bs);
         team.team_barrier();
         body(As, Bs, kt);
+      }
+    }
+  }
+
+  // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
+  KOKKOS_FORCEINLINE_FUNCTION void epilogue_partial(const typename MK::Accumulator& acc, std::int64_t m0,
+                                                    std::int64_t n0, int ty, int tx, int slice) const {
+    using Map = MicroTileMap<Cfg>;
+    Acc* w = work + std::int64_t(slice) * c.rows * c.cols;
+    RIDGELINE_UNROLL
+    for (int j = 0; j < Cfg::tn; ++j) {
+      const std::int64_t n = n0 + Map::col(tx, j);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < Cfg::tm; ++i) {
+        const std::int64_t m = m0 + Map::row(ty, i);
+        if (m < c.rows && n < c.cols) w[n * c.rows + m] = alpha * MK::get(acc, i, j);
       }
     }
   }
@@ -329,7 +355,11 @@ struct GemmTeamTiled {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     // Grouped order: consecutive league ranks walk a column of group_m tiles before moving right,
     // so teams running together share the same B panel and a few A panels in L2.
-    const int r = team.league_rank();
+    const int tiles = tiles_m * tiles_n;
+    const int slice = k_slices > 1 ? team.league_rank() / tiles : 0;
+    const int r = k_slices > 1 ? team.league_rank() - slice * tiles : team.league_rank();
+    const std::int64_t k_begin = std::int64_t(slice) * k_chunk;
+    const std::int64_t k_end = k_slices > 1 && k_begin + k_chunk < a.cols ? k_begin + k_chunk : a.cols;
     const int per_group = Cfg::group_m * tiles_n;
     const int group = r / per_group;
     const int first_m = group * Cfg::group_m;
@@ -354,12 +384,17 @@ struct GemmTeamTiled {
       const int tx = (grp / groups_m) * lanes_n + lane / L::lanes_m;
       typename MK::Accumulator acc;
       MK::zero(acc);
-      k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
-      epilogue(acc, m0, n0, ty, tx);
+      k_loop(team, m0, n0, k_begin, k_end, As, Bs,
+             [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
+      if (k_slices > 1) {
+        epilogue_partial(acc, m0, n0, ty, tx, slice);
+      } else {
+        epilogue(acc, m0, n0, ty, tx);
+      }
     } else {
       Acc* Cs =
           static_cast<Acc*>(scratch.get_shmem_aligned(sizeof(Acc) * BM * BN, scratch_align));  // (BM,BN)
-      k_loop(team, m0, n0, As, Bs, [&](const T* as, const T* bs, int kt) {
+      k_loop(team, m0, n0, k_begin, k_end, As, Bs, [&](const T* as, const T* bs, int kt) {
         for (int u = 0; u < kPerThread; ++u) {
           const int id = t * kPerThread + u, ty = id % kTilesM, tx = id / kTilesM;
           typename MK::Accumulator acc;
