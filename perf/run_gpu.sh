@@ -84,7 +84,7 @@ fi
 # 1. cuBLAS baseline, compiled while the tests run (CPU vs GPU work).
 cublas_bin=$work/cublas_baseline
 (
-  "$nvcc_bin" -O3 -std=c++17 -arch="$arch" perf/cublas_baseline.cu -lcublas -o "$cublas_bin" \
+  "$nvcc_bin" -O3 -std=c++17 -arch="$arch" -Isrc perf/cublas_baseline.cu -lcublas -o "$cublas_bin" \
     >"$logs/cublas_build.log" 2>&1
   echo $? >"$work/cublas_build.rc"
 ) &
