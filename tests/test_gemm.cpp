@@ -356,6 +356,39 @@ TEST(Gemm, SplitKRerunIsBitIdentical) {
   EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps<float>())));
 }
 
+// ---- vector epilogue: C a 16-byte aligned sub-view whose rows end mid-packet ---------------------
+// C's columns start 16-byte aligned (row offset 4, leading dimension 52), M = 45 leaves a partial
+// packet at the bottom edge, and the rows around the sub-view must survive, for beta = 0 and not.
+template <class T>
+void aligned_guard_band(double beta) {
+  const std::int64_t M = 45, N = 37, K = 70, top = 4, ld = 52;
+  Kokkos::View<T**, Kokkos::LayoutLeft, Mem> bigC("bigC", ld, N + 2);
+  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", M, K);
+  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", K, N);
+  fill_random(A, 81), fill_random(B, 82), fill_random(bigC, 83);
+  auto C = Kokkos::subview(bigC, std::make_pair(top, top + M), std::make_pair(std::int64_t(1), N + 1));
+  if (beta == 0) fill_value(C, poison<T>());
+  const HostMatrix before = to_host(bigC), hC0 = to_host(C);
+  ridgeline::gemm(Exec(), "N", "N", T(0.3), A, B, static_cast<T>(beta), C);
+  Kokkos::fence();
+  const HostMatrix after = to_host(bigC);
+  std::int64_t touched = 0;
+  for (std::int64_t i = 0; i < after.rows; ++i)
+    for (std::int64_t j = 0; j < after.cols; ++j) {
+      const bool inside = i >= top && i < top + M && j >= 1 && j < N + 1;
+      if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
+    }
+  EXPECT_EQ(touched, 0) << "elements outside the C subview changed";
+  EXPECT_TRUE(matches(to_host(C), reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps<T>())));
+}
+
+TEST(Gemm, AlignedSubviewEpilogue) {
+  aligned_guard_band<float>(0.0);
+  aligned_guard_band<float>(-1.5);
+  aligned_guard_band<double>(0.0);
+  aligned_guard_band<double>(0.3);
+}
+
 // ---- one column with op(B) = B goes through GEMV ------------------------------------------------
 TEST(Gemm, SingleColumnMatchesReference) {
   std::uint64_t seed = 3000;

@@ -121,6 +121,11 @@ bool gemm_uses_narrow(std::int64_t m) {
   }
 }
 
+template <class T>
+bool aligned_to(const T* p, int elems) {
+  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
+}
+
 // Rejects a tile configuration the backend cannot run, before anything is launched.
 template <class Policy, class Functor>
 void require_fits(const Policy& policy, const Functor& f, int level, std::size_t bytes, int team_size,
@@ -213,6 +218,9 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   require_int_range(tiles_m * tiles_n, "number of C tiles", "gemm");
   require_int_range(a.cols, "K", "gemm");
   Kernel f{a, b, c, alpha, beta, static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
+  if constexpr (Kernel::c_packet_capable) {
+    f.c_packets = c.rs == 1 && c.cs % Kernel::kCV == 0 && aligned_to(c.data, Kernel::kCV);
+  }
   const int slices = gemm_k_slices<Kernel>(exec, c.rows, c.cols, a.cols);
   typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n * slices), Cfg::team_size,
                                       Cfg::vector_length);
@@ -238,11 +246,6 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   f.work = work.data();
   Kokkos::parallel_for("ridgeline::gemm split-K", policy, f);
   split_k_reduce(exec, work.data(), f.k_slices, c, beta);
-}
-
-template <class T>
-bool aligned_to(const T* p, int elems) {
-  return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
 }
 
 // Picks the 16-byte packet staging when both operands allow it: unit stride along the fast index,

@@ -82,6 +82,11 @@ struct GemmTeamTiled {
   Acc* work = nullptr;
   int k_slices = 1;
   std::int64_t k_chunk = 0;
+  // The dispatcher proved that C's rows are unit-stride and every column starts 16-byte aligned,
+  // so kCV consecutive rows of a micro-tile piece are one vector store (and load, when beta != 0).
+  bool c_packets = false;
+  static constexpr int kCV = int(16 / sizeof(T));
+  static constexpr bool c_packet_capable = Cfg::fm % kCV == 0;
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     return align_up(sizeof(T) * kStages * BK * LDA) + align_up(sizeof(T) * kStages * BK * LDB) +
@@ -337,6 +342,41 @@ struct GemmTeamTiled {
                                             std::int64_t n0, int ty, int tx) const {
     using Map = MicroTileMap<Cfg>;
     const bool read_c = beta != Acc(0);
+    if constexpr (c_packet_capable) {
+      if (c_packets) {
+        // A piece's rows are consecutive, so rows i0 .. i0 + kCV - 1 of the micro-tile are too.
+        RIDGELINE_UNROLL
+        for (int j = 0; j < Cfg::tn; ++j) {
+          const std::int64_t n = n0 + Map::col(tx, j);
+          RIDGELINE_UNROLL
+          for (int i0 = 0; i0 < Cfg::tm; i0 += kCV) {
+            const std::int64_t m = m0 + Map::row(ty, i0);
+            if (n < c.cols && m + kCV <= c.rows) {
+              T* p = &c(m, n);
+              Packet<kCV, T> v;
+              if (read_c) {
+                const Packet<kCV, T> old = load_packet<kCV, T>(p);
+                RIDGELINE_UNROLL
+                for (int e = 0; e < kCV; ++e)
+                  v.v[e] =
+                      static_cast<T>(alpha * MK::get(acc, i0 + e, j) + beta * static_cast<Acc>(old.v[e]));
+              } else {
+                RIDGELINE_UNROLL
+                for (int e = 0; e < kCV; ++e) v.v[e] = static_cast<T>(alpha * MK::get(acc, i0 + e, j));
+              }
+              *reinterpret_cast<Packet<kCV, T>*>(p) = v;
+            } else if (n < c.cols) {
+              for (int e = 0; e < kCV && m + e < c.rows; ++e) {
+                Acc v = alpha * MK::get(acc, i0 + e, j);
+                if (read_c) v += beta * static_cast<Acc>(c(m + e, n));
+                c(m + e, n) = static_cast<T>(v);
+              }
+            }
+          }
+        }
+        return;
+      }
+    }
     RIDGELINE_UNROLL
     for (int j = 0; j < Cfg::tn; ++j) {
       const std::int64_t n = n0 + Map::col(tx, j);
