@@ -145,12 +145,12 @@ void sweep_gemm(int n, int reps) {
         "bk / 2", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 8) {
     // Smaller micro-tiles at two teams per SM: more warps to hide DFMA and scratch latency.
-    gemm_candidate<GemmTeam<GemmShape<Base, 128, 64, 8, 8, 4, 256, 16>, 256, 2>, T>("128x64x8, 8x4, 2/SM", A, B, C,
-                                                                                    ref, reps, base);
-    gemm_candidate<GemmTeam<GemmShape<Base, 64, 128, 8, 4, 8, 256, 16>, 256, 2>, T>("64x128x8, 4x8, 2/SM", A, B, C,
-                                                                                    ref, reps, base);
-    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 8, 8, 4, 512, 16>, 512, 1>, T>("128x128x8, 8x4, team 512",
-                                                                                     A, B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 64, 8, 8, 4, 256, 16>, 256, 2>, T>("128x64x8, 8x4, 2/SM", A,
+                                                                                    B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 64, 128, 8, 4, 8, 256, 16>, 256, 2>, T>("64x128x8, 4x8, 2/SM", A,
+                                                                                    B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 8, 8, 4, 512, 16>, 512, 1>, T>(
+        "128x128x8, 8x4, team 512", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 4) {
     // More FMAs per scratch byte: 8x16 and 16x8 micro-tiles on 256 threads.
     gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps,
@@ -173,7 +173,8 @@ void sweep_gemm(int n, int reps) {
 template <class Cfg, class T>
 void entry_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                      const Matrix<T>& ref, int reps, double base_s) {
-  using Plain = rd::GemmTeamTiled<Exec, Cfg, T, T, typename Be::template micro_kernel<Cfg, T, T>, true, false>;
+  using Plain =
+      rd::GemmTeamTiled<Exec, Cfg, T, T, typename Be::template micro_kernel<Cfg, T, T>, true, false>;
   std::printf("  (%s: %d K slices) ", name,
               rd::gemm_k_slices<Plain>(Exec(), A.extent(0), B.extent(1), A.extent(1)));
   gemm_candidate<Cfg, T>(name, A, B, C, ref, reps, base_s);
@@ -190,6 +191,16 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
   entry_candidate<rd::GemmCfg<Exec, T>, T>("general entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmPacketCfg<Exec, T>, T>("packet entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmNarrowCfg<Exec, T>, T>("narrow entry", A, B, C, ref, reps, base);
+  if constexpr (sizeof(T) == 4) {
+    // Few-row shapes: a deeper K step (longer contiguous runs down B's columns) on narrow tiles.
+    using P = rd::GemmPacketCfg<Exec, T>;
+    entry_candidate<GemmTeam<GemmShape<P, 64, 128, 16, 8, 8, 128, 8>, 128, 2>, T>("64x128x16, 8x8, 2/SM", A,
+                                                                                  B, C, ref, reps, base);
+    entry_candidate<GemmTeam<GemmShape<P, 64, 128, 16, 8, 8, 128, 8>, 128, 3>, T>("64x128x16, 8x8, 3/SM", A,
+                                                                                  B, C, ref, reps, base);
+    entry_candidate<GemmTeam<GemmShape<P, 64, 128, 8, 8, 8, 128, 8>, 128, 3>, T>("64x128x8, 8x8, 3/SM", A, B,
+                                                                                 C, ref, reps, base);
+  }
 }
 
 // ---- GEMV candidates -------------------------------------------------------------------------

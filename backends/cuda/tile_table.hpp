@@ -37,13 +37,15 @@ struct GemmTilesFp32Packets {
 };
 
 // Narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384 would leave half of each
-// 128-row tile empty): 64x256x8 on 128 threads, the same 8x16 micro-tile; two teams per SM keep 8
-// warps resident, and split-K supplies the teams that 64 rows cannot.
+// 128-row tile empty): 64x128x16 on 128 threads with 8x8 micro-tiles, three teams per SM, and
+// split-K supplies the teams that 64 rows cannot. Chosen by the tile sweep on 64x16384x16384
+// (perf/results/h200-2026-11-30-sweep-narrow.txt): 1.08x the 64x256x8/8x16 entry it replaced; two
+// teams per SM 1.04x; bk 8 1.00x.
 struct GemmTilesFp32Narrow {
-  static constexpr int bm = 64, bn = 256, bk = 8;
-  static constexpr int tm = 8, tn = 16, fm = 4, fn = 4;
+  static constexpr int bm = 64, bn = 128, bk = 16;
+  static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
   static constexpr int pad_a = 4, pad_b = 4;
-  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 3;
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
