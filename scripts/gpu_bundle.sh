@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Collects the CUDA build's binaries, and the CUDA 11.8 runtime they link, into .out/cuda so they can
-# travel to a GPU machine (which has a newer CUDA and no libcudart.so.11.0). perf/run_gpu.sh puts
-# BIN_DIR/lib on the library path.
+# Collects the CUDA build's binaries into .out/cuda so they can travel to a GPU machine. They link the
+# CUDA 11.8 runtime statically (cmake/cudart_static.cmake); a build configured with
+# -DRIDGELINE_CUDART_STATIC=OFF links it dynamically, and then the libcudart it needs is copied into
+# .out/cuda/lib, which perf/run_gpu.sh puts on the library path (the GPU machine has a newer CUDA and
+# no libcudart.so.11.0).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 b=$root/build/cuda
