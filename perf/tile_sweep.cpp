@@ -191,9 +191,10 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
   entry_candidate<rd::GemmCfg<Exec, T>, T>("general entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmPacketCfg<Exec, T>, T>("packet entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmNarrowCfg<Exec, T>, T>("narrow entry", A, B, C, ref, reps, base);
-  if constexpr (sizeof(T) == 4) {
-    // Few-row shapes: a deeper K step (longer contiguous runs down B's columns) on narrow tiles.
-    using P = rd::GemmPacketCfg<Exec, T>;
+  using P = rd::GemmPacketCfg<Exec, T>;
+  if constexpr (sizeof(T) == 4 && P::fm != P::tm) {
+    // Few-row shapes on GPU tables (split fragments; the host micro-kernel needs whole-vector
+    // micro-tiles): a deeper K step on narrow tiles.
     entry_candidate<GemmTeam<GemmShape<P, 64, 128, 16, 8, 8, 128, 8>, 128, 2>, T>("64x128x16, 8x8, 2/SM", A,
                                                                                   B, C, ref, reps, base);
     entry_candidate<GemmTeam<GemmShape<P, 64, 128, 16, 8, 8, 128, 8>, 128, 3>, T>("64x128x16, 8x8, 3/SM", A,
