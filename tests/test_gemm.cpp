@@ -227,6 +227,23 @@ TEST(Gemm, GuardBandRightDouble) {
   guard_band<double, Kokkos::LayoutRight>(0.0);
 }
 
+// Two calls on the same inputs must give the same bits (and the right answer).
+void rerun_is_bit_identical(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
+  auto A = make_matrix<float, Kokkos::LayoutLeft>("A", m, k);
+  auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, n);
+  auto C1 = make_matrix<float, Kokkos::LayoutLeft>("C1", m, n);
+  auto C2 = make_matrix<float, Kokkos::LayoutLeft>("C2", m, n);
+  fill_random(A, seed), fill_random(B, seed + 1);
+  fill_value(C1, poison<float>()), fill_value(C2, poison<float>());
+  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C1);
+  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C2);
+  Kokkos::fence();
+  const auto h1 = to_host(C1), h2 = to_host(C2);
+  EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0)
+      << m << "x" << n << "x" << k;
+  EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps<float>())));
+}
+
 // ---- 16-byte packet staging: tails in M, N and K, and the fallback -----------------------------
 // Extents that are multiples of 4 keep every leading dimension packet-aligned, while none is a
 // multiple of a GPU tile, so edge tiles and the K tail run the checked packet path. On backends whose
@@ -341,19 +358,7 @@ TEST(Gemm, SplitKAndNarrowTiles) {
 }
 
 TEST(Gemm, SplitKRerunIsBitIdentical) {
-  const std::int64_t k = reduced() ? 1024 : 8192;
-  auto A = make_matrix<float, Kokkos::LayoutLeft>("A", 64, k);
-  auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 256);
-  auto C1 = make_matrix<float, Kokkos::LayoutLeft>("C1", 64, 256);
-  auto C2 = make_matrix<float, Kokkos::LayoutLeft>("C2", 64, 256);
-  fill_random(A, 61), fill_random(B, 62);
-  fill_value(C1, poison<float>()), fill_value(C2, poison<float>());
-  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C1);
-  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C2);
-  Kokkos::fence();
-  const auto h1 = to_host(C1), h2 = to_host(C2);
-  EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0);
-  EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps<float>())));
+  rerun_is_bit_identical(64, 256, reduced() ? 1024 : 8192, 61);
 }
 
 // ---- vector epilogue: C a 16-byte aligned sub-view whose rows end mid-packet ---------------------
@@ -400,17 +405,7 @@ TEST(Gemm, SingleColumnMatchesReference) {
 
 // ---- same inputs, same bits -------------------------------------------------------------------
 TEST(Gemm, RerunIsBitIdentical) {
-  auto A = make_matrix<float, Kokkos::LayoutLeft>("A", 300, 517);
-  auto B = make_matrix<float, Kokkos::LayoutLeft>("B", 517, 260);
-  auto C1 = make_matrix<float, Kokkos::LayoutLeft>("C1", 300, 260);
-  auto C2 = make_matrix<float, Kokkos::LayoutLeft>("C2", 300, 260);
-  fill_random(A, 21), fill_random(B, 22);
-  fill_value(C1, poison<float>()), fill_value(C2, poison<float>());
-  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C1);
-  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C2);
-  Kokkos::fence();
-  const auto h1 = to_host(C1), h2 = to_host(C2);
-  EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0);
+  rerun_is_bit_identical(300, 260, 517, 21);
 }
 
 }  // namespace

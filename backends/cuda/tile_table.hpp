@@ -85,8 +85,12 @@ struct Tiles {
   using gemm_packets = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Packets>;
   template <class T>
   using gemm_packets_narrow = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Narrow>;
-  // SMs of exec's device, for the split-K decision.
-  static int compute_units(const Kokkos::Cuda& exec) { return exec.cuda_device_prop().multiProcessorCount; }
+  // SMs of exec's device, for the split-K decision. A template so that this header also compiles
+  // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
+  template <class Exec>
+  static auto compute_units(const Exec& exec) -> decltype(exec.cuda_device_prop().multiProcessorCount) {
+    return exec.cuda_device_prop().multiProcessorCount;
+  }
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
   static constexpr const char* micro_kernel_name = "simt-lds128";
