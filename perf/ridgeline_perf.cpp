@@ -123,8 +123,9 @@ std::string tile_config_string(const ridgeline::TileConfig& t) {
 
 std::string gemv_config_string(const ridgeline::GemvConfig& g) {
   std::ostringstream s;
-  s << g.kernel << " team " << g.team_size << "x" << g.vector_length << " rows/team " << g.rows_per_team
-    << " unroll " << g.unroll << " scratch L" << g.scratch_level;
+  s << g.kernel << " team " << g.team_size << "x" << g.vector_length << " rows/team " << g.rows_per_team;
+  if (g.lanes > 0) s << " lanes " << g.lanes << " row block " << g.row_block;
+  s << " unroll " << g.unroll << " scratch L" << g.scratch_level;
   return s.str();
 }
 
@@ -194,7 +195,8 @@ std::vector<Impl<Scalar>> make_impls(const ShapeSpec& s, const Context& ctx) {
     };
   } else {
     // LayoutLeft: op(A) rows are contiguous for "N", so that is the "rows" kernel; "T" is "dot".
-    rl.config = gemv_config_string(ridgeline::gemv_config<ExecSpace, Scalar>(s.trans_a() == 'N'));
+    rl.config =
+        gemv_config_string(ridgeline::gemv_config<ExecSpace, Scalar>(s.trans_a() == 'N', &exec, s.y_len()));
     rl.call = [=](const Operands<Scalar>& o) {
       ridgeline::gemv(exec, tra.c_str(), alpha, o.a, o.x, beta, o.y);
     };

@@ -71,13 +71,13 @@ struct Gemm : Base {
   static constexpr int bk = kBk, group_lanes = kGroupLanes, lanes_m = kLanesM, min_blocks = kMinBlocks;
 };
 
-// Another tile and micro-tile shape. Split-fragment bases (GPU tables) get 4-wide fragments;
-// contiguous ones (host tables) keep whole micro-tiles.
+// Another tile and micro-tile shape. Split-fragment bases (GPU tables) keep their fragment width
+// (16 bytes); contiguous ones (host tables) keep whole micro-tiles.
 template <class Base, int kBm, int kBn, int kBk, int kTm, int kTn, int kGroupLanes, int kLanesM>
 struct GemmShape : Base {
   static constexpr bool kContiguous = Base::fm == Base::tm;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn;
-  static constexpr int fm = kContiguous ? kTm : 4, fn = kContiguous ? kTn : 4;
+  static constexpr int fm = kContiguous ? kTm : Base::fm, fn = kContiguous ? kTn : Base::fn;
   static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
 };
 
@@ -111,7 +111,7 @@ void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, co
     std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3,
                 flops / s * 1e-9, base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), Plain::scratch_bytes());
   } catch (const std::exception& e) {
-    std::printf("  %-34s rejected: %s\n", name, e.what());
+    std::printf("  %-44s rejected: %s\n", name, e.what());
   }
 }
 
@@ -144,6 +144,14 @@ void sweep_gemm(int n, int reps) {
         GemmShape<Base, Base::bm, Base::bn, Base::bk / 2, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
         "bk / 2", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 8) {
+    // Half tiles on 128 threads at two teams per SM: the same warps per SM as one 256-thread team,
+    // but one team computes while the other waits at its barrier.
+    gemm_candidate<GemmTeam<GemmShape<Base, 64, 128, 8, 8, 8, 128, 8>, 128, 2>, T>(
+        "64x128x8, 8x8, team 128, 2/SM", A, B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 64, 8, 8, 8, 128, 16>, 128, 2>, T>(
+        "128x64x8, 8x8, team 128, 2/SM", A, B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 64, 128, 16, 8, 8, 128, 8>, 128, 2>, T>(
+        "64x128x16, 8x8, team 128, 2/SM", A, B, C, ref, reps, base);
     // Smaller micro-tiles at two teams per SM: more warps to hide DFMA and scratch latency.
     gemm_candidate<GemmTeam<GemmShape<Base, 128, 64, 8, 8, 4, 256, 16>, 256, 2>, T>("128x64x8, 8x4, 2/SM", A,
                                                                                     B, C, ref, reps, base);
@@ -152,6 +160,16 @@ void sweep_gemm(int n, int reps) {
     gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 8, 8, 4, 512, 16>, 512, 1>, T>(
         "128x128x8, 8x4, team 512", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 4) {
+    // 8x16 micro-tiles on 128 threads at two teams per SM: the same warps per SM as the 128x256
+    // entry, but the two teams' barriers overlap, and bk 16 halves the barriers per FMA.
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 16, 8, 16, 128, 16>, 128, 2>, T>(
+        "128x128x16, 8x16, team 128, 2/SM", A, B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 8, 8, 16, 128, 16>, 128, 2>, T>(
+        "128x128x8, 8x16, team 128, 2/SM", A, B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 16, 16, 8, 128, 8>, 128, 2>, T>(
+        "128x128x16, 16x8, team 128, 2/SM", A, B, C, ref, reps, base);
+    gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 16, 8, 16, 32, 4>, 128, 2>, T>(
+        "128x128x16, 8x16, team 128, 2/SM, warp 4x8", A, B, C, ref, reps, base);
     // More FMAs per scratch byte: 8x16 and 16x8 micro-tiles on 256 threads.
     gemm_candidate<GemmShape<Base, 128, 256, 8, 8, 16, 256, 16>, T>("128x256x8, 8x16", A, B, C, ref, reps,
                                                                     base);
@@ -205,10 +223,16 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
 }
 
 // ---- GEMV candidates -------------------------------------------------------------------------
-template <class T, int kTeam, int kVector, int kRows, int kUnroll, int kVec, int kMinBlocks = 1>
+template <class T, int kTeam, int kRows, int kUnroll, int kMinBlocks = 1>
 struct Gv {
-  static constexpr int team_size = kTeam, vector_length = kVector, rows = kRows, unroll = kUnroll, vec = kVec;
-  static constexpr int scratch_level = 0, min_blocks = kMinBlocks;
+  static constexpr int team_size = kTeam, vector_length = 1, rows = kRows, unroll = kUnroll;
+  static constexpr int vec = int(16 / sizeof(T)), scratch_level = 0, min_blocks = kMinBlocks;
+};
+template <class T, int kTeam, int kLanes, int kRowBlock, int kRows, int kUnroll, int kMinBlocks>
+struct Gd {
+  static constexpr int team_size = kTeam, vector_length = 1, lanes = kLanes, row_block = kRowBlock;
+  static constexpr int rows = kRows, unroll = kUnroll, vec = int(16 / sizeof(T)), scratch_level = 0;
+  static constexpr int min_blocks = kMinBlocks;
 };
 
 template <class K, class Cfg, class T>
@@ -224,10 +248,16 @@ void gemv_candidate(const char* name, const std::vector<Matrix<T>>& As, const Ve
                               rd::strided_vec(y), T(1), T(0));
     });
     const double bytes = double(As[0].span()) * sizeof(T);
-    std::printf("  %-34s %9.4f ms %9.1f GB/s  x%.3f\n", name, s * 1e3, bytes / s * 1e-9, base_s / s);
-    (void)ref;
+    // Both on the same matrix, for the check.
+    ridgeline::gemv(Exec(), trans ? "T" : "N", T(1), As[0], x, T(0), ref);
+    const auto a = rd::strided_op(As[0], trans ? rd::Trans::T : rd::Trans::N);
+    rd::launch_gemv<K, Cfg>(Exec(), rd::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs}, xc,
+                            rd::strided_vec(y), T(1), T(0));
+    Kokkos::fence();
+    std::printf("  %-44s %9.4f ms %9.1f GB/s  x%.3f  err %.1e\n", name, s * 1e3, bytes / s * 1e-9, base_s / s,
+                rel_diff(y, ref));
   } catch (const std::exception& e) {
-    std::printf("  %-34s rejected: %s\n", name, e.what());
+    std::printf("  %-44s rejected: %s\n", name, e.what());
   }
 }
 
@@ -249,51 +279,31 @@ void sweep_gemv(int n, int reps) {
     const double bytes = double(n) * n * sizeof(T);
     std::printf("gemv %s %d^2 %s: table entry %.4f ms %.1f GB/s\n", trans ? "T" : "N", n,
                 sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3, bytes / base * 1e-9);
-    constexpr int V = 16 / sizeof(T);
     if (!trans) {
-      using R1 = Gv<T, 512, 1, 32, 8, V>;
-      using R2 = Gv<T, 256, 1, 32, 8, V>;
-      using R3 = Gv<T, 512, 1, 64, 16, V>;
-      using R4 = Gv<T, 256, 1, 64, 8, V>;
-      using R5 = Gv<T, 1024, 1, 64, 8, V>;
-      gemv_candidate<rd::GemvRows<Exec, R1, T, T, true, true>, R1>("rows 32, team 512, u8", As, x, y, ref,
-                                                                   false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R2, T, T, true, true>, R2>("rows 32, team 256, u8", As, x, y, ref,
-                                                                   false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R3, T, T, true, true>, R3>("rows 64, team 512, u16", As, x, y, ref,
-                                                                   false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R4, T, T, true, true>, R4>("rows 64, team 256, u8", As, x, y, ref,
-                                                                   false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R5, T, T, true, true>, R5>("rows 64, team 1024, u8", As, x, y, ref,
-                                                                   false, reps, base);
-      using R6 = Gv<T, 512, 1, 64, 8, V, 2>;
-      using R7 = Gv<T, 1024, 1, 128, 8, V>;
-      gemv_candidate<rd::GemvRows<Exec, R6, T, T, true, true>, R6>("rows 64, team 512, u8, 2/SM", As, x, y,
-                                                                   ref, false, reps, base);
-      gemv_candidate<rd::GemvRows<Exec, R7, T, T, true, true>, R7>("rows 128, team 1024, u8", As, x, y, ref,
-                                                                   false, reps, base);
+      const auto rows = [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        char name[64];
+        std::snprintf(name, sizeof name, "rows %d, team %d, u%d, %d/SM", Cfg::rows, Cfg::team_size,
+                      Cfg::unroll, Cfg::min_blocks);
+        gemv_candidate<rd::GemvRows<Exec, Cfg, T, T, true, true>, Cfg>(name, As, x, y, ref, false, reps,
+                                                                       base);
+      };
+      rows(Gv<T, 1024, 64, 8>{});
+      rows(Gv<T, 1024, 128, 8>{});
+      rows(Gv<T, 1024, 128, 4>{});
+      rows(Gv<T, 512, 128, 8>{});
     } else {
-      using D1 = Gv<T, 8, 32, 16, 8, V>;
-      using D2 = Gv<T, 4, 32, 16, 4, V>;
-      using D3 = Gv<T, 16, 32, 32, 4, V>;
-      using D4 = Gv<T, 8, 32, 8, 2, V>;
-      gemv_candidate<rd::GemvDot<Exec, D1, T, T, true, true>, D1>("dot 8x32, rows 16, u8", As, x, y, ref,
-                                                                  true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D2, T, T, true, true>, D2>("dot 4x32, rows 16, u4", As, x, y, ref,
-                                                                  true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D3, T, T, true, true>, D3>("dot 16x32, rows 32, u4", As, x, y, ref,
-                                                                  true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D4, T, T, true, true>, D4>("dot 8x32, rows 8, u2", As, x, y, ref, true,
-                                                                  reps, base);
-      using D5 = Gv<T, 16, 32, 32, 4, V, 1>;
-      using D6 = Gv<T, 16, 32, 32, 4, V, 3>;
-      using D7 = Gv<T, 8, 32, 16, 8, V, 4>;
-      gemv_candidate<rd::GemvDot<Exec, D5, T, T, true, true>, D5>("dot 16x32, rows 32, u4, 1/SM", As, x, y,
-                                                                  ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D6, T, T, true, true>, D6>("dot 16x32, rows 32, u4, 3/SM", As, x, y,
-                                                                  ref, true, reps, base);
-      gemv_candidate<rd::GemvDot<Exec, D7, T, T, true, true>, D7>("dot 8x32, rows 16, u8, 4/SM", As, x, y,
-                                                                  ref, true, reps, base);
+      const auto dot = [&](auto cfg) {
+        using Cfg = decltype(cfg);
+        char name[64];
+        std::snprintf(name, sizeof name, "dot %d/%d lanes, rb %d, rows %d, u%d, %d/SM", Cfg::team_size,
+                      Cfg::lanes, Cfg::row_block, Cfg::rows, Cfg::unroll, Cfg::min_blocks);
+        gemv_candidate<rd::GemvDot<Exec, Cfg, T, T, true, true>, Cfg>(name, As, x, y, ref, true, reps, base);
+      };
+      dot(Gd<T, 512, 32, 4, 64, 2, 1>{});
+      dot(Gd<T, 256, 32, 4, 32, 2, 2>{});
+      dot(Gd<T, 256, 32, 8, 64, 2, 1>{});
+      dot(Gd<T, 256, 32, 1, 8, 4, 2>{});
     }
   }
 }
@@ -306,14 +316,15 @@ int main(int argc, char** argv) {
   std::vector<int> gemm_n{4096}, gemv_n{8192, 16384};
   std::vector<std::string> rect{"16384x16384x64", "64x16384x16384"};
   app.add_option("--reps", reps, "timed runs per candidate (median)");
-  app.add_option("--gemm", gemm_n, "square GEMM sizes");
+  app.add_option("--gemm", gemm_n, "square GEMM sizes (0: none)");
   app.add_option("--gemv", gemv_n, "square GEMV sizes");
-  app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on");
+  app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on (none: no shapes)");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
               ridgeline::version().c_str());
   for (int n : gemm_n) {
+    if (n <= 0) continue;  // --gemm 0: no square GEMM sweep
     sweep_gemm<float, typename Be::template gemm<float>>(n, reps);
     sweep_gemm<double, typename Be::template gemm<double>>(n, reps);
   }

@@ -185,15 +185,16 @@ namespace {
 // ---- the GEMV kernels with packets, on any backend --------------------------------------------
 // The host table uses no packets and a GPU table uses nothing else on aligned data, so these small
 // configurations run the packet paths (and their row tails) wherever this binary runs.
-template <int kTeam, int kVector>
+// For the dot kernel, groups of kLanes threads read two rows at once (16 rows per team: 16 /
+// (team / lanes * 2) passes).
+template <int kTeam, int kLanes>
 struct PacketTiles {
-  static constexpr int team_size = kTeam, vector_length = kVector, rows = 16, unroll = 2, vec = 4;
-  static constexpr int scratch_level = 0;
+  static constexpr int team_size = kTeam, vector_length = 1, lanes = kLanes, row_block = 2, rows = 16;
+  static constexpr int unroll = 2, vec = 4, scratch_level = 0;
 };
 
-template <bool kRows, int kTeam = 1>
-void run_packets(std::int64_t rows) {
-  using Cfg = PacketTiles<kTeam, 1>;
+template <bool kRows, class Cfg>
+void run_config(std::int64_t rows) {
   // 304 x 203 LayoutLeft storage: every column starts on a 4-element boundary; using `rows` < 304
   // of its rows leaves a partial packet at the bottom.
   Kokkos::View<double**, Kokkos::LayoutLeft, Mem> store("A", 304, 203);
@@ -215,12 +216,19 @@ void run_packets(std::int64_t rows) {
     detail::launch_gemv<K, Cfg>(Exec(), ac, xc, detail::strided_vec(ys), 0.5, 0.25);
   } else {
     using K = detail::GemvDot<Exec, Cfg, double, double, true, true>;
+    typename K::policy_type probe(Exec(), 1, 1);
+    if (probe.team_size_max(K{}, Kokkos::ParallelForTag()) < Cfg::team_size) GTEST_SKIP() << "small teams";
     detail::launch_gemv<K, Cfg>(Exec(), ac, xc, detail::strided_vec(ys), 0.5, 0.25);
   }
   Kokkos::fence();
   const auto want =
       reference_gemm(transpose_if(hA, t), hx, hy0, 0.5, 0.25, std::numeric_limits<double>::epsilon());
   EXPECT_TRUE(matches(to_host(ys), want)) << (kRows ? "rows" : "dot") << " kernel, " << rows << " rows";
+}
+
+template <bool kRows, int kTeam = 1, int kLanes = 1>
+void run_packets(std::int64_t rows) {
+  run_config<kRows, PacketTiles<kTeam, kLanes>>(rows);
 }
 
 TEST(GemvKernels, RowsWithPackets) {
@@ -233,7 +241,48 @@ TEST(GemvKernels, RowsWithPacketsAndColumnGroups) {
 }
 TEST(GemvKernels, DotWithPackets) {
   run_packets<false>(304);
-  run_packets<false>(297);
+  run_packets<false>(297);  // the last row block has one row
+}
+TEST(GemvKernels, DotWithPacketsAndLaneGroups) {
+  // 4 lanes per row, 2 groups, 2 rows per group: 203 columns leave a tail of 11 after 6 steps of
+  // 32, and 297 rows end on a partial row block and a partial team.
+  run_packets<false, 8, 4>(304);
+  run_packets<false, 8, 4>(297);
+  run_packets<false, 8, 4>(298);
+}
+
+// The backend's own entries on a small problem, tall rows entry included where the table has one
+// (gemv only picks it for products of tens of thousands of rows). Tall is void where it has none.
+template <class Be, class Tall>
+void run_table_entries() {
+  run_config<true, typename Be::template gemv_rows<double>>(301);
+  run_config<false, typename Be::template gemv_dot<double>>(297);
+  if constexpr (!std::is_void_v<Tall>) run_config<true, Tall>(301);
+}
+TEST(GemvKernels, TableEntries) {
+  using Be = detail::Backend<Exec, double>;
+  run_table_entries<Be, typename detail::RowsTallCfgOf<Be, double>::type>();
+}
+
+template <class Be, class Tall>
+void expect_tall_choice() {
+  if constexpr (std::is_void_v<Tall>) {
+    EXPECT_FALSE((detail::gemv_uses_tall<Exec, float>)(Exec(), 1 << 20)) << "no tall entry in this table";
+  } else {
+    const std::int64_t cu = detail::ComputeUnits<Be, Exec>::of(Exec());
+    if (cu <= 0) GTEST_SKIP() << "the table names no compute units";
+    using Reg = typename Be::template gemv_rows<float>;
+    // One full wave of tall teams; then rows that fill the device with regular teams, which would
+    // leave it half empty in tall ones.
+    EXPECT_TRUE((detail::gemv_uses_tall<Exec, float>)(Exec(), cu * Tall::rows));
+    EXPECT_FALSE((detail::gemv_uses_tall<Exec, float>)(Exec(), cu * Reg::rows));
+  }
+}
+TEST(GemvDispatch, TallEntryOnlyWhereItFillsTheDevice) {
+  EXPECT_DOUBLE_EQ(detail::wave_fill(256, 264), 256.0 / 264);
+  EXPECT_DOUBLE_EQ(detail::wave_fill(265, 264), 265.0 / 528);
+  using Be = detail::Backend<Exec, float>;
+  expect_tall_choice<Be, typename detail::RowsTallCfgOf<Be, float>::type>();
 }
 
 }  // namespace

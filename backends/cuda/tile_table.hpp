@@ -67,14 +67,23 @@ struct GemvRowsTiles {
   static constexpr int team_size = 1024, vector_length = 1, rows = 64, unroll = 8, vec = 16 / sizeof(T);
   static constexpr int scratch_level = 0;
 };
-// GEMV "dot": one warp per output, 16-byte packets, 4 in flight per lane (2 KB per warp in fp32);
-// 16 warps over 32 outputs per team beat 8 over 16 by 3-6% (tile sweep). ncu showed one team per
-// SM by registers (95), stalled on loads; capping registers for 2-3 teams per SM measured 3-14%
-// slower than issuing all of a pass's loads up front at one team per SM (sweep, third block).
+// The tall "rows" entry: 128 rows per team make each column chunk a 512-byte (fp32) run, which
+// DRAM serves faster than 256 bytes: 1.04-1.06x the regular entry on 16384^2 fp32, 1.00x in fp64
+// (perf/results/h200-2026-11-30-sweep-dot.txt, both blocks). gemv runs it only where its 128-row
+// teams fill the SMs as well as 64-row ones (gemv_uses_tall); at 8192 rows it ran 0.74x.
+template <class T>
+struct GemvRowsTallTiles {
+  static constexpr int team_size = 1024, vector_length = 1, rows = 128, unroll = 4, vec = 16 / sizeof(T);
+  static constexpr int scratch_level = 0;
+};
+// GEMV "dot": a warp of lanes per group reads four rows at once in 16-byte packets, two in flight
+// per row and lane, so each x packet serves four rows; 16 warps cover 64 rows. One row per warp read
+// x once per row, as many bytes as A; four rows at once measured 1.03-1.04x that at 16384^2 and
+// 8192^2 in fp32, and 1.00-1.03x in fp64 (perf/results/h200-2026-11-30-sweep-dot.txt).
 template <class T>
 struct GemvDotTiles {
-  static constexpr int team_size = 16, vector_length = 32, rows = 32, unroll = 4, vec = 16 / sizeof(T);
-  static constexpr int scratch_level = 0, min_blocks = 1;
+  static constexpr int team_size = 512, vector_length = 1, lanes = 32, row_block = 4, rows = 64, unroll = 2;
+  static constexpr int vec = 16 / sizeof(T), scratch_level = 0, min_blocks = 1;
 };
 
 struct Tiles {
@@ -96,6 +105,8 @@ struct Tiles {
   static constexpr const char* micro_kernel_name = "simt-lds128";
   template <class T>
   using gemv_rows = GemvRowsTiles<T>;
+  template <class T>
+  using gemv_rows_tall = GemvRowsTallTiles<T>;
   template <class T>
   using gemv_dot = GemvDotTiles<T>;
 };

@@ -28,7 +28,8 @@ struct GemvRowsTiles {
 };
 template <class T>
 struct GemvDotTiles {
-  static constexpr int team_size = 4, vector_length = 64, rows = 16, unroll = 4, vec = 16 / sizeof(T);
+  static constexpr int team_size = 256, vector_length = 1, lanes = 64, row_block = 2, rows = 8, unroll = 4;
+  static constexpr int vec = 16 / sizeof(T);
   static constexpr int scratch_level = 0;
 };
 

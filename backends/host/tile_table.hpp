@@ -29,12 +29,15 @@ struct GemmTilesFp64 {
 };
 
 // GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
-// are one AVX-512 fp32 vector. No packets (vec = 1): the compiler vectorizes unit-stride loops.
+// are one AVX-512 fp32 vector, and four rows share each x load. No packets (vec = 1): the compiler
+// vectorizes unit-stride loops.
 struct GemvRowsTiles {
   static constexpr int team_size = 1, vector_length = 1, rows = 512, unroll = 8, vec = 1, scratch_level = 0;
 };
 struct GemvDotTiles {
-  static constexpr int team_size = 1, vector_length = 1, rows = 64, unroll = 16, vec = 1, scratch_level = 0;
+  static constexpr int team_size = 1, vector_length = 1, lanes = 1, row_block = 4, rows = 64, unroll = 16,
+                       vec = 1;
+  static constexpr int scratch_level = 0;
 };
 
 struct Tiles {

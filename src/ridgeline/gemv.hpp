@@ -65,9 +65,11 @@ void gemv(const char* trans, typename YV::const_value_type& alpha, const AV& A, 
   gemv(typename YV::execution_space(), trans, alpha, A, x, beta, y);
 }
 
-// The configuration gemv runs for ExecSpace and Scalar, for reports and the roofline.
+// The configuration gemv runs for ExecSpace and Scalar, for reports and the roofline. With exec and
+// the number of rows of op(A), it is the entry that would run for that shape (a table's tall
+// rows entry, where it applies); without, the regular one.
 template <class ExecSpace, class Scalar>
-GemvConfig gemv_config(bool rows_contiguous = true) {
+GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = nullptr, std::int64_t rows = 0) {
   using Be = detail::Backend<ExecSpace, Scalar>;
   GemvConfig g;
   auto fill = [&](auto cfg, const char* kernel) {
@@ -81,9 +83,19 @@ GemvConfig gemv_config(bool rows_contiguous = true) {
     g.kernel = kernel;
   };
   if (rows_contiguous) {
+    using Tall = typename detail::RowsTallCfgOf<Be, Scalar>::type;
+    if constexpr (!std::is_void_v<Tall>) {
+      if (exec && detail::gemv_uses_tall<ExecSpace, Scalar>(*exec, rows)) {
+        fill(Tall{}, "rows");
+        return g;
+      }
+    }
     fill(typename Be::template gemv_rows<Scalar>{}, "rows");
   } else {
-    fill(typename Be::template gemv_dot<Scalar>{}, "dot");
+    using Cfg = typename Be::template gemv_dot<Scalar>;
+    fill(Cfg{}, "dot");
+    g.lanes = Cfg::lanes;
+    g.row_block = Cfg::row_block;
   }
   return g;
 }

@@ -21,12 +21,15 @@ struct TileConfig {
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
 };
 
-// The GEMV configuration: a team covers `rows` outputs per step with `team_size` x
-// `vector_length` threads; `unroll` independent partial sums per lane.
+// The GEMV configuration: a team covers `rows` outputs with `team_size` x `vector_length` threads;
+// `unroll` independent partial sums per lane. The dot kernel splits each output over `lanes`
+// threads, and a group of them reads `row_block` rows at once.
 struct GemvConfig {
   int team_size = 0;
   int vector_length = 0;
   int rows_per_team = 0;
+  int lanes = 0;
+  int row_block = 0;
   int unroll = 0;
   int vec = 0;  // elements per packet along the contiguous index (when alignment allows)
   int scratch_level = 0;

@@ -315,6 +315,41 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   }
 }
 
+// GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer
+// runs of memory (DRAM reads them faster), for products with enough rows to fill the device with it.
+template <class Be, class T, class = void>
+struct RowsTallCfgOf {
+  using type = void;
+};
+template <class Be, class T>
+struct RowsTallCfgOf<Be, T, std::void_t<typename Be::template gemv_rows_tall<T>>> {
+  using type = typename Be::template gemv_rows_tall<T>;
+};
+
+// The fraction of team slots busy over all waves: teams / (waves * slots).
+inline double wave_fill(std::int64_t teams, std::int64_t slots) {
+  const std::int64_t waves = (teams + slots - 1) / slots;
+  return double(teams) / double(waves * slots);
+}
+
+// Whether gemv runs the tall rows entry for `rows` outputs: when it fills the device's team slots
+// as well as the regular entry does (within 1%); 8192 rows would leave half the H200's SMs idle.
+template <class ExecSpace, class T>
+bool gemv_uses_tall(const ExecSpace& exec, std::int64_t rows) {
+  using Be = Backend<ExecSpace, T>;
+  using Tall = typename RowsTallCfgOf<Be, T>::type;
+  if constexpr (std::is_void_v<Tall>) {
+    (void)exec, (void)rows;
+    return false;
+  } else {
+    using Reg = typename Be::template gemv_rows<T>;
+    const std::int64_t cu = ComputeUnits<Be, ExecSpace>::of(exec);
+    if (cu <= 0) return false;
+    return wave_fill((rows + Tall::rows - 1) / Tall::rows, cu * GemvMinBlocks<Tall>::value) >=
+           wave_fill((rows + Reg::rows - 1) / Reg::rows, cu * GemvMinBlocks<Reg>::value) - 0.01;
+  }
+}
+
 template <class Kernel, class Cfg, class ExecSpace, class T, class Acc>
 void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
                  const Strided1D<T>& y, Acc alpha, Acc beta) {
@@ -337,16 +372,23 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   using Be = Backend<ExecSpace, T>;
   const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
   if (rows_contiguous(a)) {
-    using Cfg = typename Be::template gemv_rows<T>;
-    // Packets run down a column: every column must start on a packet boundary.
-    const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
-    if (vec) {
-      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, true>, Cfg>(exec, a, x, y, al, be);
-    } else if (a.rs == 1) {
-      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, false>, Cfg>(exec, a, x, y, al, be);
-    } else {
-      launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, false, false>, Cfg>(exec, a, x, y, al, be);
+    const auto run = [&](auto cfg) {
+      using Cfg = decltype(cfg);
+      // Packets run down a column: every column must start on a packet boundary.
+      const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
+      if (vec) {
+        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, true>, Cfg>(exec, a, x, y, al, be);
+      } else if (a.rs == 1) {
+        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, false>, Cfg>(exec, a, x, y, al, be);
+      } else {
+        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, false, false>, Cfg>(exec, a, x, y, al, be);
+      }
+    };
+    using Tall = typename RowsTallCfgOf<Be, T>::type;
+    if constexpr (!std::is_void_v<Tall>) {
+      if (gemv_uses_tall<ExecSpace, T>(exec, a.rows)) return run(Tall{});
     }
+    run(typename Be::template gemv_rows<T>{});
   } else {
     using Cfg = typename Be::template gemv_dot<T>;
     // Packets run along a row and along x: both must start on packet boundaries.

@@ -5,7 +5,7 @@
 //   GemvRows  the output index i is contiguous ("N" on LayoutLeft): threads walk rows, groups of
 //             threads split the columns, partial sums meet in scratch in a fixed order;
 //   GemvDot   the reduction index j is contiguous ("T" on LayoutLeft): each output is a dot
-//             product reduced across the vector lanes of one team thread.
+//             product split across a group of team threads, which reads several rows at once.
 // Both sum in a fixed order, so a rerun gives bit-identical results. kUnit says the contiguous
 // stride is 1, which lets the compiler vectorize and the GPU coalesce without a stride multiply.
 #include <Kokkos_Core.hpp>
@@ -148,79 +148,135 @@ struct GemvRows {
   }
 };
 
+// Threads form groups of Cfg::lanes; a group reads Cfg::row_block rows at once, lane l taking
+// packets l, l + lanes, ... of each row, so that every x packet it loads serves row_block rows.
+// With one row per group, x was read once per row: as many bytes as A, and on the H200 the L2
+// (not DRAM) became the limit (ncu: L2 90%, DRAM 80% at 16384^2). Lane partial sums meet in scratch
+// and are added in lane order, so reruns are bit-identical.
 template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
 struct GemvDot {
-  using policy_type = Kokkos::TeamPolicy<
-      ExecSpace, Kokkos::LaunchBounds<Cfg::team_size * Cfg::vector_length, GemvMinBlocks<Cfg>::value>>;
+  using policy_type =
+      Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, GemvMinBlocks<Cfg>::value>>;
   using member_type = typename policy_type::member_type;
+  static_assert(Cfg::vector_length == 1, "GemvDot uses team threads only");
   static_assert(!kVec || kUnit, "packets need unit stride");
-  static constexpr int V = Cfg::vector_length;
+  static constexpr int kThreads = Cfg::team_size;
+  static constexpr int kLanes = Cfg::lanes;  // threads sharing one row's reduction
+  static constexpr int kGroups = kThreads / kLanes;
+  static constexpr int R = Cfg::row_block;  // rows a group reads at once
   static constexpr int BR = Cfg::rows;
+  static constexpr int kPasses = BR / (kGroups * R);
   static constexpr int U = Cfg::unroll;
   static constexpr int VW = kVec ? Cfg::vec : 1;  // consecutive elements per lane access
+  static constexpr int kLD = kLanes + 1;          // (BR, lanes) partials, padded against bank conflicts
+  static_assert(kThreads % kLanes == 0 && BR % (kGroups * R) == 0, "rows, groups and row blocks must nest");
 
   Strided2D<const T> a;  // op(A): rows x cols, cols contiguous
   Strided1D<const T> x;
   Strided1D<T> y;
   Acc alpha, beta;
 
-  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() { return 0; }
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
+    return kLanes > 1 ? sizeof(Acc) * BR * kLD : 0;
+  }
 
-  KOKKOS_FORCEINLINE_FUNCTION const T& a_at(std::int64_t i, std::int64_t j) const {
-    return kUnit ? a.data[i * a.rs + j] : a(i, j);
+  KOKKOS_FORCEINLINE_FUNCTION const T* a_ptr(std::int64_t i, std::int64_t j) const {
+    return kUnit ? a.data + i * a.rs + j : a.data + i * a.rs + j * a.cs;
+  }
+
+  // Lane l's partial sums of rows rb .. rb + kR - 1: column j = ((blk * U + u) * lanes + l) * VW + e,
+  // coalesced across lanes; all kR * U packets of A and U of x are requested before the first is
+  // used. With one lane (CPUs) the U * VW columns of a step are contiguous, which the compiler
+  // vectorizes.
+  template <int kR>
+  KOKKOS_FORCEINLINE_FUNCTION void lane_sums(std::int64_t rb, int l, Acc* out) const {
+    Acc part[kR][U];
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      RIDGELINE_UNROLL
+      for (int u = 0; u < U; ++u) part[r][u] = Acc(0);
+    }
+    const std::int64_t ncols = a.cols, step = std::int64_t(kLanes) * U * VW;
+    const std::int64_t steps = ncols / step, full = steps * step;
+    std::int64_t j0 = 0;
+    for (; j0 < full; j0 += step) {
+      Packet<VW, T> px[U], pa[kR][U];
+      RIDGELINE_UNROLL
+      for (int u = 0; u < U; ++u) {
+        const std::int64_t j = j0 + (std::int64_t(u) * kLanes + l) * VW;
+        px[u] = load_packet<VW>(&x(j));
+        RIDGELINE_UNROLL
+        for (int r = 0; r < kR; ++r) pa[r][u] = load_packet<VW>(a_ptr(rb + r, j));
+      }
+      RIDGELINE_UNROLL
+      for (int u = 0; u < U; ++u) {
+        RIDGELINE_UNROLL
+        for (int r = 0; r < kR; ++r) {
+          RIDGELINE_UNROLL
+          for (int e = 0; e < VW; ++e)
+            part[r][u] += static_cast<Acc>(pa[r][u].v[e]) * static_cast<Acc>(px[u].v[e]);
+        }
+      }
+    }
+    // The tail, fewer than one step: scalar, lanes interleaved.
+    for (std::int64_t j = full + l; j < ncols; j += kLanes) {
+      const Acc xj = static_cast<Acc>(x(j));
+      RIDGELINE_UNROLL
+      for (int r = 0; r < kR; ++r) part[r][0] += static_cast<Acc>(*a_ptr(rb + r, j)) * xj;
+    }
+    // Pairwise, in a fixed order.
+    RIDGELINE_UNROLL
+    for (int r = 0; r < kR; ++r) {
+      RIDGELINE_UNROLL
+      for (int w = 1; w < U; w *= 2) {
+        RIDGELINE_UNROLL
+        for (int u = 0; u + w < U; u += 2 * w) part[r][u] += part[r][u + w];
+      }
+      out[r] = part[r][0];
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const std::int64_t i0 = std::int64_t(team.league_rank()) * BR;
-    const std::int64_t left = a.rows - i0;
-    const int nrows = left < BR ? static_cast<int>(left) : BR;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, nrows), [&](int r) {
-      const std::int64_t i = i0 + r;
-      Acc sum = Acc(0);
-      // Lane l reads j = ((blk * U + u) * V + l) * VW + e: coalesced across lanes, U packets in
-      // flight per lane, and with V == 1 (CPUs) U contiguous elements the compiler vectorizes.
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, V),
-          [&](int l, Acc& s) {
-            Acc part[U];
-            RIDGELINE_UNROLL
-            for (int u = 0; u < U; ++u) part[u] = Acc(0);
-            const std::int64_t ncols = a.cols, step = std::int64_t(V) * U * VW;
-            std::int64_t j0 = 0;
-            for (; j0 + step <= ncols; j0 += step) {
-              // All U packets of A and x are requested before the first is used.
-              Packet<VW, T> pa[U], px[U];
-              RIDGELINE_UNROLL
-              for (int u = 0; u < U; ++u) {
-                const std::int64_t j = j0 + (std::int64_t(u) * V + l) * VW;
-                pa[u] = load_packet<VW>(&a_at(i, j));
-                px[u] = load_packet<VW>(&x(j));
-              }
-              RIDGELINE_UNROLL
-              for (int u = 0; u < U; ++u) {
-                RIDGELINE_UNROLL
-                for (int e = 0; e < VW; ++e)
-                  part[u] += static_cast<Acc>(pa[u].v[e]) * static_cast<Acc>(px[u].v[e]);
-              }
-            }
-            // The tail, fewer than one step: scalar, lanes interleaved.
-            for (std::int64_t j = j0 + l; j < ncols; j += V)
-              part[0] += static_cast<Acc>(a_at(i, j)) * static_cast<Acc>(x(j));
-            // Pairwise, in a fixed order.
-            RIDGELINE_UNROLL
-            for (int w = 1; w < U; w *= 2) {
-              RIDGELINE_UNROLL
-              for (int u = 0; u + w < U; u += 2 * w) part[u] += part[u + w];
-            }
-            s += part[0];
-          },
-          sum);
-      Kokkos::single(Kokkos::PerThread(team), [&]() {
-        Acc v = alpha * sum;
-        if (beta != Acc(0)) v += beta * static_cast<Acc>(y(i));
-        y(i) = static_cast<T>(v);
-      });
-    });
+    const int t = team.team_rank();
+    const int l = t % kLanes, g = t / kLanes;
+    Acc* red = nullptr;
+    if constexpr (kLanes > 1)
+      red = static_cast<Acc*>(team.team_scratch(static_cast<int>(Cfg::scratch_level))
+                                  .get_shmem(scratch_bytes()));  // (BR,lanes+1)
+    for (int p = 0; p < kPasses; ++p) {
+      const int r0 = (p * kGroups + g) * R;  // the group's first row in the team's block
+      const std::int64_t rb = i0 + r0;
+      Acc s[R];
+      int nr = R;
+      if (rb + R <= a.rows) {
+        lane_sums<R>(rb, l, s);
+      } else {
+        nr = rb < a.rows ? static_cast<int>(a.rows - rb) : 0;
+        for (int r = 0; r < nr; ++r) lane_sums<1>(rb + r, l, s + r);
+      }
+      for (int r = 0; r < nr; ++r) {
+        if constexpr (kLanes == 1) {
+          write(rb + r, s[r]);
+        } else {
+          red[(r0 + r) * kLD + l] = s[r];
+        }
+      }
+    }
+    if constexpr (kLanes > 1) {
+      team.team_barrier();
+      for (int r = t; r < BR && i0 + r < a.rows; r += kThreads) {
+        Acc s = red[r * kLD];
+        for (int ll = 1; ll < kLanes; ++ll) s += red[r * kLD + ll];
+        write(i0 + r, s);
+      }
+    }
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION void write(std::int64_t i, Acc s) const {
+    Acc v = alpha * s;
+    if (beta != Acc(0)) v += beta * static_cast<Acc>(y(i));
+    y(i) = static_cast<T>(v);
   }
 };
 
