@@ -317,7 +317,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> rect{"16384x16384x64", "64x16384x16384"};
   app.add_option("--reps", reps, "timed runs per candidate (median)");
   app.add_option("--gemm", gemm_n, "square GEMM sizes (0: none)");
-  app.add_option("--gemv", gemv_n, "square GEMV sizes");
+  app.add_option("--gemv", gemv_n, "square GEMV sizes (0: none)");
   app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on (none: no shapes)");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
@@ -333,6 +333,7 @@ int main(int argc, char** argv) {
     if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<float>(m, n, k, reps);
   }
   for (int n : gemv_n) {
+    if (n <= 0) continue;  // --gemv 0: no GEMV sweep
     sweep_gemv<float>(n, reps);
     sweep_gemv<double>(n, reps);
   }

@@ -303,7 +303,21 @@ struct GemmTeamTiled {
       fetch_step(0);
       commit(t, ra, rb, As, Bs);
       team.team_barrier();
-      for (int kt = 0; kt < nk; ++kt) {
+      int kt = 0;
+      // Steady state, while the next step is whole: no branch between the next step's loads, this
+      // step's math and the commit, so the compiler can spread the loads and their address
+      // arithmetic among the FMAs. With the branchy loop below alone, each step began with ~150
+      // scalar instructions that both warps of a scheduler issued while the FP64 pipe idled (SASS
+      // and ncu of the fp64 kernel, perf/results/h200-2026-11-30-ncu-dgemm-4096-373c650.txt).
+      for (; kt + 1 < nk_full; ++kt) {
+        const int cur = kt & 1;
+        fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt + 1) * BK, k_end, ra, rb);
+        body(As + cur * BK * LDA, Bs + cur * BK * LDB, kt);
+        commit(t, ra, rb, As + (cur ^ 1) * BK * LDA, Bs + (cur ^ 1) * BK * LDB);
+        team.team_barrier();
+      }
+      // The rest: edge tiles, the K tail and the last step.
+      for (; kt < nk; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < nk;
         if (more) fetch_step(kt + 1);
