@@ -7,14 +7,15 @@
 // 2*(16*132 + 16*132)*4 B = 33 KB, inside the 40 KB level-0 cap of Kokkos 3.4. The +4 padding
 // keeps the transposed stores (k-contiguous operands) conflict-free while keeping rows 16-byte
 // aligned.
-// GEMM fp32, packet entry (operands that stage in 16-byte packets): 128x256x8, 8x16 per thread.
-// Packet staging needs half the registers of element staging per element, which leaves room for
-// 128 accumulators without spills; twice the FMAs per scratch byte of 8x8.
-// Chosen by perf/tile_sweep.cpp on the H200 (perf/results/h200-2026-11-30-sweep-packets.txt):
-// with packets, 128x256x8/8x16 ran 1.06x the 8x8 entry at 4096^3 and 8192^3, and 256x128x8/16x8
-// 1.02x; element-wise (4097^3) 8x16 ran 0.88x, so the general entry stays 8x8. bk 16 beat bk 8 by
-// 10% for 8x8; two teams per SM (128 registers) ran 0.88x. Before the staging rewrite, 8x16
-// spilled at 255 registers (h200-2026-11-30-sweep.txt).
+// GEMM fp32, packet entry (operands that stage in 16-byte packets): 128x128x16, 8x16 per thread on
+// 128 threads, two teams per SM. Packet staging needs half the registers of element staging per
+// element, which leaves room for 128 accumulators without spills; twice the FMAs per scratch byte
+// of 8x8. Two 4-warp teams per SM hold as many warps as one 8-warp team, but one computes while the
+// other waits at its barrier, and bk 16 halves the barriers per FMA: 1.10x (4096^3) and 1.11x
+// (8192^3) the 128x256x8 single-team entry it replaced
+// (perf/results/h200-2026-11-30-a7e9c26-sweep-gemm.txt), which had beaten 8x8 by 1.06x
+// (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3,
+// wave quantization).
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -29,10 +30,10 @@ struct GemmTilesFp32 {
 };
 
 struct GemmTilesFp32Packets {
-  static constexpr int bm = 128, bn = 256, bk = 8;
+  static constexpr int bm = 128, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 16, fm = 4, fn = 4;
   static constexpr int pad_a = 4, pad_b = 4;
-  static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
