@@ -300,61 +300,6 @@ TEST(Gemm, MisalignedOperandFallsBack) {
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
-// ---- aligned copies of operands that cannot stage in packets -----------------------------------
-// gemm copies such operands (odd leading dimensions) into aligned buffers when the product is large
-// (the table's pack_min_extent). The copy-and-multiply path runs here directly on small products,
-// for every transpose, on the CUDA table in packets and on the host table element-wise.
-template <class T>
-void packed_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, double beta,
-                 std::uint64_t seed) {
-  const bool a_t = ta == 'T', b_t = tb == 'T';
-  // One spare row in each stored operand makes every leading dimension odd.
-  auto bigA = make_matrix<T, Kokkos::LayoutLeft>("A", (a_t ? k : m) + 1, a_t ? m : k);
-  auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", (b_t ? n : k) + 1, b_t ? k : n);
-  auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, a_t ? k : m), Kokkos::ALL());
-  auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, b_t ? n : k), Kokkos::ALL());
-  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
-  fill_random(bigA, seed), fill_random(bigB, seed + 1);
-  if (beta == 0) {
-    fill_value(C, poison<T>());
-  } else {
-    fill_random(C, seed + 2);
-  }
-  const HostMatrix hC0 = to_host(C);
-  const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
-  const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
-  const detail::Strided2D<const T> ca{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
-      cb{sb.data, sb.rows, sb.cols, sb.rs, sb.cs};
-  EXPECT_FALSE((detail::gemm_uses_packets<Exec, T>(ca, cb))) << ta << tb;
-  detail::gemm_dispatch_packed(Exec(), ca, cb, detail::strided_op(C, detail::Trans::N), T(0.7),
-                               static_cast<T>(beta));
-  Kokkos::fence();
-  const auto want =
-      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7, beta, eps<T>());
-  EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << m << "x" << n << "x" << k << " beta " << beta;
-}
-
-TEST(Gemm, PackedOperandsMatchReference) {
-  std::uint64_t seed = 6000;
-  for (const char* t : {"NN", "NT", "TN", "TT"}) {
-    packed_case<float>(t[0], t[1], 133, 258, reduced() ? 37 : 301, 0.0, seed += 3);
-    packed_case<double>(t[0], t[1], 70, 131, 45, -0.5, seed += 3);
-  }
-}
-
-// The decision: on a table with pack_min_extent, an odd leading dimension is packed once M, N and K
-// all reach it, and never when packets already apply; other tables never pack.
-TEST(Gemm, PackingDecision) {
-  constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>>::value;
-  const float* p = nullptr;  // only strides and extents matter here
-  const std::int64_t n = lim > 0 ? lim + 1 : 4097;
-  const detail::Strided2D<const float> odd{p, n, n, 1, n}, even{p, n, n, 1, n + 3};
-  const detail::Strided2D<const float> short_k{p, n, 64, 1, n};
-  EXPECT_EQ((detail::gemm_packs_operands<Exec, float>(odd, odd)), lim > 0);
-  EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(even, even)));
-  EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(short_k, odd)));
-}
-
 // ---- few tiles: the narrow entry and split-K --------------------------------------------------
 // Products too small in M x N to fill the device split K into slices, summed in order afterwards.
 // Each case says which path it must take on backends that have it (split-K needs a table that
@@ -397,8 +342,6 @@ TEST(Gemm, SplitKAndNarrowTiles) {
     for (const char* t : {"NN", "NT", "TN", "TT"}) {
       // 64 rows, packet-aligned: the narrow entry; K with a tail after the last whole slice.
       few_tiles_case<float, L, L>(t[0], t[1], 64, r ? 256 : 512, r ? 524 : 3004, beta, seed += 3, gpu_table);
-      // 192 rows, packet-aligned: the packet entry, split, with M and N edges.
-      few_tiles_case<float, L, L>(t[0], t[1], 192, r ? 260 : 388, r ? 516 : 2052, beta, seed += 3, gpu_table);
       // 40 rows (under the narrow tile), K a multiple of 4 but not of the K step.
       few_tiles_case<float, L, R>(t[0], t[1], 40, r ? 260 : 300, r ? 516 : 2052, beta, seed += 3, gpu_table);
       // Element-wise staging (odd leading dimensions), fp32 and fp64.

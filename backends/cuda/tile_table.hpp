@@ -16,7 +16,6 @@
 // (perf/results/h200-2026-11-30-a7e9c26-sweep-gemm.txt), which had beaten 8x8 by 1.06x
 // (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3,
 // wave quantization).
-#include <cstdint>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -105,10 +104,6 @@ struct Tiles {
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
   static constexpr const char* micro_kernel_name = "simt-lds128";
-  // Operands that cannot stage in packets are copied aligned first when M, N and K reach this: the
-  // copies then cost at most ~4% of the product (45 * (1/M + 1/N) percent at 40 TF/s and 3.5 TB/s),
-  // and the allocation (cudaMalloc/cudaFree) is small against a product of >= 17 GFLOP.
-  static constexpr std::int64_t pack_min_extent = 2048;
   template <class T>
   using gemv_rows = GemvRowsTiles<T>;
   template <class T>

@@ -116,10 +116,9 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
-  const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
-      bc{b.data, b.rows, b.cols, b.rs, b.cs};
-  const bool packed = detail::gemm_packs_operands<ExecSpace, T>(ac, bc);
-  const bool packets = packed || detail::gemm_uses_packets<ExecSpace, T>(ac, bc);
+  const bool packets =
+      detail::gemm_uses_packets<ExecSpace, T>(detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
+                                              detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs});
   TileConfig t;
   if (packets && detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
     using Kernel = detail::GemmNarrowKernel<ExecSpace, T, true, false>;
@@ -134,7 +133,6 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
     t.k_slices =
         detail::gemm_k_slices<detail::GemmKernel<ExecSpace, T, true, false>>(exec, a.rows, b.cols, a.cols);
   }
-  if (packed) t.staging = "packets (operands copied aligned)";
   return t;
 }
 

@@ -296,74 +296,13 @@ bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b)
   return packet_staging_applies<GemmPacketKernel<ExecSpace, T, false, false>>(a, b);
 }
 
-// A table may name `pack_min_extent`: when M, N and K all reach it, operands that cannot stage in
-// packets (an odd leading dimension such as 4097, a sub-view at an odd offset, a non-unit fast
-// stride) are first copied into buffers whose lines start 16-byte aligned, and the packet entry runs
-// on the copies. The copies cost about (M*K + K*N) elements read and written, against M*N*K FMAs:
-// for 4097^3 about 2% of the product on the H200, while element staging ran at 0.74x of packets.
-template <class Be, class = void>
-struct PackMinExtent {
-  static constexpr std::int64_t value = 0;  // no packing
-};
-template <class Be>
-struct PackMinExtent<Be, std::void_t<decltype(Be::pack_min_extent)>> {
-  static constexpr std::int64_t value = Be::pack_min_extent;
-};
-
-// Whether ridgeline::gemm copies these operands into aligned buffers before the product.
-template <class ExecSpace, class T>
-bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>>::value;
-  if constexpr (lim <= 0) {
-    (void)a, (void)b;
-    return false;
-  } else {
-    return a.rows >= lim && b.cols >= lim && a.cols >= lim && !gemm_uses_packets<ExecSpace, T>(a, b);
-  }
-}
-
-// Copies x into a new buffer with the same fast index (rows when rows_fast) at unit stride and a
-// slow stride rounded up to 16 bytes; out describes the copy, which lives as long as the returned
-// View. The padding is zero and never read.
-template <class ExecSpace, class T>
-Kokkos::View<T*, typename ExecSpace::memory_space> pack_aligned(const ExecSpace& exec,
-                                                                const Strided2D<const T>& x, bool rows_fast,
-                                                                Strided2D<const T>& out) {
-  constexpr std::int64_t W = 16 / sizeof(T);
-  const std::int64_t F = rows_fast ? x.rows : x.cols, S = rows_fast ? x.cols : x.rows;
-  const std::int64_t ld = (F + W - 1) / W * W;
-  Kokkos::View<T*, typename ExecSpace::memory_space> buf(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline::gemm packed operand"),
-      static_cast<std::size_t>(ld * S));
-  T* d = buf.data();
-  using Policy =
-      Kokkos::MDRangePolicy<ExecSpace, Kokkos::Rank<2, Kokkos::Iterate::Left, Kokkos::Iterate::Left>,
-                            Kokkos::IndexType<std::int64_t>>;
-  Kokkos::parallel_for(
-      "ridgeline::gemm pack", Policy(exec, {0, 0}, {ld, S}),
-      KOKKOS_LAMBDA(const std::int64_t f, const std::int64_t sl) {
-        d[sl * ld + f] = f < F ? (rows_fast ? x(f, sl) : x(sl, f)) : T(0);
-      });
-  out = Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1};
-  return buf;
-}
-
 // C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
 template <class ExecSpace, class T>
-void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<T>& c, T alpha, T beta);
-
-// allow_pack = false: the operands are already packed copies.
-template <class ExecSpace, class T>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<T>& c, T alpha, T beta, bool allow_pack = true) {
+                   const Strided2D<T>& c, T alpha, T beta) {
   using Acc = typename AccumulatorOf<T>::type;
   const bool a_m = rows_contiguous(a);   // op(A) walks m contiguously
   const bool b_n = !rows_contiguous(b);  // op(B) walks n contiguously
-  if (allow_pack && gemm_packs_operands<ExecSpace, T>(a, b)) {
-    gemm_dispatch_packed(exec, a, b, c, alpha, beta);
-    return;
-  }
   const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
   if (a_m && b_n) {
     launch_gemm_staged<ExecSpace, T, true, true>(exec, a, b, c, al, be);
@@ -374,18 +313,6 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   } else {
     launch_gemm_staged<ExecSpace, T, false, false>(exec, a, b, c, al, be);
   }
-}
-
-// The product on aligned copies of op(A) and op(B). The copies keep each operand's fast index, so
-// the same kernel orientation applies. They are freed on return, which waits for the device: like
-// split-K, this call returns completed.
-template <class ExecSpace, class T>
-void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<T>& c, T alpha, T beta) {
-  Strided2D<const T> ap, bp;
-  const auto abuf = pack_aligned(exec, a, rows_contiguous(a), ap);
-  const auto bbuf = pack_aligned(exec, b, rows_contiguous(b), bp);
-  gemm_dispatch(exec, ap, bp, c, alpha, beta, false);
 }
 
 // GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer
