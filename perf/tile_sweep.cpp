@@ -78,6 +78,9 @@ struct GemmShape : Base {
   static constexpr bool kContiguous = Base::fm == Base::tm;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, tm = kTm, tn = kTn;
   static constexpr int fm = kContiguous ? kTm : Base::fm, fn = kContiguous ? kTn : Base::fn;
+  // GPU tables: one micro-tile per thread, one team per SM unless GemmTeam says otherwise.
+  static constexpr int team_size = kContiguous ? Base::team_size : (kBm / kTm) * (kBn / kTn);
+  static constexpr int min_blocks = kContiguous ? Base::min_blocks : 1;
   static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
 };
 

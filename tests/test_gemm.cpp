@@ -342,6 +342,8 @@ TEST(Gemm, SplitKAndNarrowTiles) {
     for (const char* t : {"NN", "NT", "TN", "TT"}) {
       // 64 rows, packet-aligned: the narrow entry; K with a tail after the last whole slice.
       few_tiles_case<float, L, L>(t[0], t[1], 64, r ? 256 : 512, r ? 524 : 3004, beta, seed += 3, gpu_table);
+      // 192 rows, packet-aligned: the packet entry, split, with M and N edges.
+      few_tiles_case<float, L, L>(t[0], t[1], 192, r ? 260 : 388, r ? 516 : 2052, beta, seed += 3, gpu_table);
       // 40 rows (under the narrow tile), K a multiple of 4 but not of the K step.
       few_tiles_case<float, L, R>(t[0], t[1], 40, r ? 260 : 300, r ? 516 : 2052, beta, seed += 3, gpu_table);
       // Element-wise staging (odd leading dimensions), fp32 and fp64.

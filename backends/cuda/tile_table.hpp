@@ -1,12 +1,14 @@
 #pragma once
 // CUDA tile table (SIMT; tensor-core micro-kernels come separately).
 //
-// GEMM fp32, general entry (any strides and alignment, staged element by element): 128x128x16 per
-// 256-thread team, 8x8 per thread split into 4x4 pieces 64 rows/cols apart, so each k step is four
-// 16-byte scratch loads per thread with no bank conflicts; two stages of A and B take
-// 2*(16*132 + 16*132)*4 B = 33 KB, inside the 40 KB level-0 cap of Kokkos 3.4. The +4 padding
-// keeps the transposed stores (k-contiguous operands) conflict-free while keeping rows 16-byte
-// aligned.
+// GEMM fp32, general entry (any strides and alignment, staged element by element): 64x128x16 per
+// 128-thread team, three teams per SM, 8x8 per thread split into 4x4 pieces 32 rows / 64 columns
+// apart, so each k step is four 16-byte scratch loads per thread with no bank conflicts. Element
+// staging holds twice the registers of packet staging per element, and more, smaller teams hide its
+// loads better: on 4097^3 it ran 1.13x the 128x128x16 8x8 256-thread entry it replaced, and 1.30x
+// copying the operands into aligned buffers for the packet entry (cudaMalloc, copy and cudaFree per
+// call; perf/results/h200-2026-11-30-f40b979-README.md). The +4 padding keeps the transposed
+// stores (k-contiguous operands) conflict-free while keeping rows 16-byte aligned.
 // GEMM fp32, packet entry (operands that stage in 16-byte packets): 128x128x16, 8x16 per thread on
 // 128 threads, two teams per SM. Packet staging needs half the registers of element staging per
 // element, which leaves room for 128 accumulators without spills; twice the FMAs per scratch byte
@@ -22,10 +24,10 @@
 namespace ridgeline::backends::cuda {
 
 struct GemmTilesFp32 {
-  static constexpr int bm = 128, bn = 128, bk = 16;
+  static constexpr int bm = 64, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
   static constexpr int pad_a = 4, pad_b = 4;
-  static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 3;
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
@@ -50,7 +52,9 @@ struct GemmTilesFp32Narrow {
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
-// fp64: the same shape with 2-wide (16-byte) fragments; 64 double accumulators per thread.
+// fp64: 128x128x8 on 256 threads, 8x8 per thread in 2-wide (16-byte) fragments; 64 double
+// accumulators per thread. No fp64 candidate beat it (a7e9c26 sweep: 128x64 and 64x128 on 128
+// threads at two teams per SM, 0.93-1.00x).
 struct GemmTilesFp64 {
   static constexpr int bm = 128, bn = 128, bk = 8;
   static constexpr int tm = 8, tn = 8, fm = 2, fn = 2;
