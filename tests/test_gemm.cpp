@@ -300,6 +300,138 @@ TEST(Gemm, MisalignedOperandFallsBack) {
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
+// ---- aligned copies of operands that cannot stage in packets -----------------------------------
+// gemm copies such operands (odd leading dimensions) into aligned workspace buffers when the
+// product is large (the table's pack_min_extent). The copy-and-multiply path runs here directly on
+// small products, for every transpose: on the GPU tables in packets, on the host table as it
+// chooses. Spare rows make every stored leading dimension odd.
+std::int64_t odd_above(std::int64_t x) {
+  return (x + 1) % 2 == 1 ? x + 1 : x + 2;
+}
+
+template <class T>
+void packed_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, double beta,
+                 std::uint64_t seed) {
+  const bool a_t = ta == 'T', b_t = tb == 'T';
+  const std::int64_t ar = a_t ? k : m, br = b_t ? n : k;
+  auto bigA = make_matrix<T, Kokkos::LayoutLeft>("A", odd_above(ar), a_t ? m : k);
+  auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", odd_above(br), b_t ? k : n);
+  auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
+  auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, br), Kokkos::ALL());
+  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
+  fill_random(bigA, seed), fill_random(bigB, seed + 1);
+  if (beta == 0) {
+    fill_value(C, poison<T>());
+  } else {
+    fill_random(C, seed + 2);
+  }
+  const HostMatrix hC0 = to_host(C);
+  const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
+  const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
+  const detail::Strided2D<const T> ca{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
+      cb{sb.data, sb.rows, sb.cols, sb.rs, sb.cs};
+  ASSERT_FALSE((detail::gemm_uses_packets<Exec, T>(ca, cb))) << ta << tb;
+  detail::gemm_dispatch_packed(Exec(), ca, cb, detail::strided_op(C, detail::Trans::N), T(0.7),
+                               static_cast<T>(beta));
+  Kokkos::fence();
+  const auto want =
+      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7, beta, eps<T>());
+  EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << m << "x" << n << "x" << k << " beta " << beta;
+}
+
+TEST(Gemm, PackedOperandsMatchReference) {
+  std::uint64_t seed = 6000;
+  for (const char* t : {"NN", "NT", "TN", "TT"}) {
+    packed_case<float>(t[0], t[1], 133, 258, reduced() ? 37 : 301, 0.0, seed += 3);
+    packed_case<double>(t[0], t[1], 70, 131, 45, -0.5, seed += 3);
+  }
+  // A second, larger call on the same instance grows the cached buffers; a smaller one reuses them.
+  packed_case<float>('N', 'N', 260, 300, 90, 0.25, seed += 3);
+  packed_case<float>('T', 'N', 20, 30, 10, 0.0, seed += 3);
+  EXPECT_GT(ridgeline::workspace_bytes(), 0u);
+}
+
+// The decision: on a table with pack_min_extent, an odd leading dimension is copied once M, N and K
+// all reach it, and never when packets already apply; other tables never copy.
+TEST(Gemm, PackingDecision) {
+  constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>>::value;
+  const float* p = nullptr;  // only strides and extents matter here
+  const std::int64_t n = lim > 0 ? lim + 1 : 4097;
+  const detail::Strided2D<const float> odd{p, n, n, 1, n}, even{p, n, n, 1, n + 3};
+  const detail::Strided2D<const float> short_k{p, n, 64, 1, n};
+  EXPECT_EQ((detail::gemm_packs_operands<Exec, float>(odd, odd)), lim > 0);
+  EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(even, even)));
+  EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(short_k, odd)));
+}
+
+// ---- peeling thin remainders ------------------------------------------------------------------
+// The bulk, the rows below it and the columns right of it as three products, run directly with
+// a given split on every backend: only the remainder rows, only the remainder columns, and both.
+template <class T>
+void peeled_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t m0,
+                 std::int64_t n0, double beta, std::uint64_t seed) {
+  const bool a_t = ta == 'T', b_t = tb == 'T';
+  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", a_t ? k : m, a_t ? m : k);
+  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", b_t ? n : k, b_t ? k : n);
+  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
+  fill_random(A, seed), fill_random(B, seed + 1);
+  if (beta == 0) {
+    fill_value(C, poison<T>());
+  } else {
+    fill_random(C, seed + 2);
+  }
+  const HostMatrix hC0 = to_host(C);
+  const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
+  const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
+  const detail::Strided2D<const T> ca{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
+      cb{sb.data, sb.rows, sb.cols, sb.rs, sb.cs};
+  detail::gemm_dispatch_peeled(Exec(), ca, cb, detail::strided_op(C, detail::Trans::N), T(-0.6),
+                               static_cast<T>(beta), detail::PeelPlan{m0, n0});
+  Kokkos::fence();
+  const auto want =
+      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, -0.6, beta, eps<T>());
+  EXPECT_TRUE(matches(to_host(C), want))
+      << ta << tb << " " << m << "x" << n << "x" << k << " bulk " << m0 << "x" << n0 << " beta " << beta;
+}
+
+TEST(Gemm, PeeledProductMatchesReference) {
+  std::uint64_t seed = 6500;
+  const std::int64_t k = reduced() ? 40 : 333;
+  for (const char* t : {"NN", "NT", "TN", "TT"}) {
+    peeled_case<float>(t[0], t[1], 259, 257, k, 256, 256, 0.0, seed += 3);
+    peeled_case<float>(t[0], t[1], 131, 128, k, 128, 128, 1.5, seed += 3);
+    peeled_case<double>(t[0], t[1], 128, 133, k, 128, 128, 0.0, seed += 3);
+    peeled_case<double>(t[0], t[1], 67, 70, 29, 64, 64, -0.5, seed += 3);
+  }
+}
+
+// The decision: peel only thin remainders, and only when their tiles would start another wave.
+TEST(Gemm, PeelingDecision) {
+  const auto plan = detail::plan_peel(4097, 4097, 128, 128, 264);  // 1089 tiles: 5 waves, 1024: 4
+  EXPECT_EQ(plan.m0, 4096);
+  EXPECT_EQ(plan.n0, 4096);
+  EXPECT_EQ(detail::plan_peel(4100, 4097, 128, 128, 264).n0, 4096);  // 4 spare rows, 1 column
+  EXPECT_EQ(detail::plan_peel(4097, 4096, 128, 128, 264).m0, 0);     // 1056 tiles: 4 waves either way
+  EXPECT_EQ(detail::plan_peel(4096, 4096, 128, 128, 264).m0, 0);     // nothing to peel
+  EXPECT_EQ(detail::plan_peel(4097, 4097, 128, 128, 0).m0, 0);       // device unknown
+  EXPECT_EQ(detail::plan_peel(4160, 4097, 128, 128, 264).m0, 0);     // 64 spare rows: not thin
+  EXPECT_EQ(detail::plan_peel(2049, 2049, 128, 128, 300).m0, 0);     // 289 tiles: one wave anyway
+  EXPECT_EQ(detail::plan_peel(2049, 2049, 128, 128, 264).m0, 2048);
+  EXPECT_EQ(detail::plan_peel(4097, 4097, 128, 128, 273).m0, 0);  // 1089 tiles: 4 waves either way
+  // Through the public query: 4097^3 with odd leading dimensions, on this backend.
+  using L = Kokkos::LayoutLeft;
+  const Kokkos::View<float**, L, Mem> A(static_cast<float*>(nullptr), 4097, 4097);  // never read
+  const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, A);
+  if (detail::PackMinExtent<detail::Backend<Exec, float>>::value > 0) {
+    EXPECT_EQ(t.staging, "packets (operands copied aligned)");
+  }
+  const auto expect =
+      detail::plan_peel(4097, 4097, t.bm, t.bn,
+                        std::int64_t(detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec())) *
+                            detail::GemmPacketCfg<Exec, float>::min_blocks);
+  if (t.staging != "elements") EXPECT_EQ(t.peel_m, expect.m0);
+}
+
 // ---- few tiles: the narrow entry and split-K --------------------------------------------------
 // Products too small in M x N to fill the device split K into slices, summed in order afterwards.
 // Each case says which path it must take on backends that have it (split-K needs a table that

@@ -18,6 +18,7 @@
 // (perf/results/h200-2026-11-30-a7e9c26-sweep-gemm.txt), which had beaten 8x8 by 1.06x
 // (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3,
 // wave quantization).
+#include <cstdint>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -105,6 +106,16 @@ struct Tiles {
   static auto compute_units(const Exec& exec) -> decltype(exec.cuda_device_prop().multiProcessorCount) {
     return exec.cuda_device_prop().multiProcessorCount;
   }
+  // Calls on a CUDA instance are asynchronous: their workspace is per stream.
+  template <class Exec>
+  static auto instance_key(const Exec& exec) -> decltype(static_cast<const void*>(exec.cuda_stream())) {
+    return static_cast<const void*>(exec.cuda_stream());
+  }
+  // Operands that cannot stage in packets are copied aligned (into the stream's workspace) when M, N
+  // and K reach this. The copies then cost at most ~4% of the product (45 * (1/M + 1/N) percent at
+  // 40 TF/s and 3.5 TB/s), while element staging ran 0.83 of cuBLAS on 4097^3 against 0.94 for
+  // packets on 4096^3 (perf/results/h200-2026-11-30-e1a543c-README.md).
+  static constexpr std::int64_t pack_min_extent = 2048;
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
   static constexpr const char* micro_kernel_name = "simt-lds128";

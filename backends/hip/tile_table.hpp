@@ -40,6 +40,11 @@ struct Tiles {
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
   static constexpr const char* micro_kernel_name = "portable";
+  // Calls on a HIP instance are asynchronous: their workspace is per stream.
+  template <class Exec>
+  static auto instance_key(const Exec& exec) -> decltype(static_cast<const void*>(exec.hip_stream())) {
+    return static_cast<const void*>(exec.hip_stream());
+  }
   template <class T>
   using gemv_rows = GemvRowsTiles<T>;
   template <class T>

@@ -21,6 +21,16 @@
 
 namespace ridgeline {
 
+// Split-K partials and aligned operand copies live in device buffers that each stream keeps
+// between calls, so that repeated calls do not allocate. workspace_bytes() says how much is held;
+// release_workspace() waits for the device and frees it all (Kokkos::finalize does too).
+inline std::size_t workspace_bytes() {
+  return detail::workspace_bytes_held();
+}
+inline void release_workspace() {
+  detail::release_all_workspaces();
+}
+
 template <class ExecSpace, class AV, class BV, class CV>
 void gemm(const ExecSpace& exec, const char* transA, const char* transB, typename CV::const_value_type& alpha,
           const AV& A, const BV& B, typename CV::const_value_type& beta, const CV& C) {
@@ -116,9 +126,10 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
-  const bool packets =
-      detail::gemm_uses_packets<ExecSpace, T>(detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
-                                              detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs});
+  const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
+      bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  const bool copied = detail::gemm_packs_operands<ExecSpace, T>(ac, bc);
+  const bool packets = copied || detail::gemm_uses_packets<ExecSpace, T>(ac, bc);
   TileConfig t;
   if (packets && detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
     using Kernel = detail::GemmNarrowKernel<ExecSpace, T, true, false>;
@@ -132,6 +143,15 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
     t = gemm_tile_config<ExecSpace, T>(false);
     t.k_slices =
         detail::gemm_k_slices<detail::GemmKernel<ExecSpace, T, true, false>>(exec, a.rows, b.cols, a.cols);
+  }
+  if (copied) t.staging = "packets (operands copied aligned)";
+  if (packets && !detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
+    // The copies keep the shape, so the peeling decision is the same one on aligned operands.
+    const detail::PeelPlan peel = detail::plan_peel(
+        a.rows, b.cols, t.bm, t.bn,
+        std::int64_t(detail::ComputeUnits<detail::Backend<ExecSpace, T>, ExecSpace>::of(exec)) *
+            detail::GemmPacketCfg<ExecSpace, T>::min_blocks);
+    t.peel_m = peel.m0, t.peel_n = peel.n0;
   }
   return t;
 }

@@ -17,8 +17,12 @@ struct TileConfig {
   int scratch_level = 0;           // Kokkos scratch level the tiles live in
   std::int64_t scratch_bytes = 0;  // bytes of team scratch the kernel requests
   std::string micro_kernel;        // name of the micro-kernel ("portable", "cuda-simt-v4", ...)
-  std::string staging;             // "packets" (16-byte vector staging) or "elements"
+  std::string staging;             // "packets" (16-byte vector staging), "elements", or
+                                   // "packets (operands copied aligned)"
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
+  // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
+  // [0, peel_n) (0: no peeling).
+  std::int64_t peel_m = 0, peel_n = 0;
 };
 
 // The GEMV configuration: a team covers `rows` outputs with `team_size` x `vector_length` threads;

@@ -11,6 +11,7 @@
 #include "ridgeline/detail/gemm_team_tiled.hpp"
 #include "ridgeline/detail/gemv_team.hpp"
 #include "ridgeline/detail/strided.hpp"
+#include "ridgeline/detail/workspace.hpp"
 #include "ridgeline/tile_config.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <ridgeline/backends/cuda/tile_table.hpp>
@@ -162,6 +163,22 @@ struct ComputeUnits<Be, ExecSpace,
   static int of(const ExecSpace& e) { return Be::compute_units(e); }
 };
 
+// The workspace of exec's instance. A table names `instance_key` where calls are asynchronous
+// (its stream); elsewhere the calls on one space share a workspace, and the lease serialises them.
+template <class Be, class ExecSpace, class = void>
+struct InstanceKey {
+  static const void* of(const ExecSpace&) { return nullptr; }
+};
+template <class Be, class ExecSpace>
+struct InstanceKey<Be, ExecSpace, std::void_t<decltype(Be::instance_key(std::declval<const ExecSpace&>()))>> {
+  static const void* of(const ExecSpace& e) { return Be::instance_key(e); }
+};
+template <class ExecSpace>
+WorkspaceLease<ExecSpace> lease_workspace(const ExecSpace& exec) {
+  return WorkspaceLease<ExecSpace>(exec,
+                                   InstanceKey<typename BackendFor<ExecSpace>::type, ExecSpace>::of(exec));
+}
+
 // How many K slices a GEMM with `tiles` C tiles is split into. Split-K pays only when the tiles
 // cannot fill the device (fewer tiles than resident teams, e.g. 64 x 16384 x 16384): then a wave
 // model picks the slice count with the least time per slice, ceil(tiles * s / teams) / s, taking
@@ -238,14 +255,12 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   policy = typename Kernel::policy_type(exec, static_cast<int>(tiles_m * tiles_n * f.k_slices),
                                         Cfg::team_size, Cfg::vector_length);
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  // The partials live only for this call. Freeing them waits for the device, so a split-K call
-  // returns with its work complete.
-  Kokkos::View<Acc*, typename ExecSpace::memory_space> work(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline::gemm split-K partials"),
-      static_cast<std::size_t>(f.k_slices) * static_cast<std::size_t>(c.rows * c.cols));
-  f.work = work.data();
+  // The partials live in the instance's workspace, held until both kernels are enqueued.
+  auto lease = lease_workspace(exec);
+  f.work = lease.template get<Acc>(
+      WorkSlot::partials, static_cast<std::size_t>(f.k_slices) * static_cast<std::size_t>(c.rows * c.cols));
   Kokkos::parallel_for("ridgeline::gemm split-K", policy, f);
-  split_k_reduce(exec, work.data(), f.k_slices, c, beta);
+  split_k_reduce(exec, f.work, f.k_slices, c, beta);
 }
 
 // Picks the 16-byte packet staging when both operands allow it: unit stride along the fast index,
@@ -296,14 +311,106 @@ bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b)
   return packet_staging_applies<GemmPacketKernel<ExecSpace, T, false, false>>(a, b);
 }
 
-// C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
+// ---- aligned operand copies ---------------------------------------------------------------------
+// A table may name `pack_min_extent`: when M, N and K all reach it, operands that cannot stage in
+// packets (an odd leading dimension such as 4097, a sub-view at an odd offset) are first copied into
+// workspace buffers whose lines start 16-byte aligned, and the packet entry runs on the copies. The
+// copies move (M*K + K*N) elements twice, against M*N*K FMAs.
+template <class Be, class = void>
+struct PackMinExtent {
+  static constexpr std::int64_t value = 0;  // no copies
+};
+template <class Be>
+struct PackMinExtent<Be, std::void_t<decltype(Be::pack_min_extent)>> {
+  static constexpr std::int64_t value = Be::pack_min_extent;
+};
+
+// Whether ridgeline::gemm copies these operands into aligned buffers before the product.
 template <class ExecSpace, class T>
-void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<T>& c, T alpha, T beta) {
-  using Acc = typename AccumulatorOf<T>::type;
+bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>>::value;
+  if constexpr (lim <= 0) {
+    (void)a, (void)b;
+    return false;
+  } else {
+    return a.rows >= lim && b.cols >= lim && a.cols >= lim && !gemm_uses_packets<ExecSpace, T>(a, b);
+  }
+}
+
+// Elements of x's aligned copy: the fast index (rows where rows_contiguous) padded to 16 bytes.
+template <class T>
+std::int64_t packed_lead(const Strided2D<const T>& x) {
+  constexpr std::int64_t W = 16 / sizeof(T);
+  return ((rows_contiguous(x) ? x.rows : x.cols) + W - 1) / W * W;
+}
+template <class T>
+std::size_t packed_size(const Strided2D<const T>& x) {
+  return static_cast<std::size_t>(packed_lead(x) * (rows_contiguous(x) ? x.cols : x.rows));
+}
+
+// Copies x into d (packed_size(x) elements), keeping its fast index at unit stride, so the same
+// kernel orientation applies to the copy; returns the copy. Padding is written as zero, never read.
+template <class ExecSpace, class T>
+Strided2D<const T> pack_aligned(const ExecSpace& exec, const Strided2D<const T>& x, T* d) {
+  const bool rows_fast = rows_contiguous(x);
+  const std::int64_t F = rows_fast ? x.rows : x.cols, ld = packed_lead(x);
+  const std::int64_t S = rows_fast ? x.cols : x.rows;
+  Kokkos::parallel_for(
+      "ridgeline::gemm aligned copy",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, ld * S),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const std::int64_t f = e % ld, sl = e / ld;
+        d[e] = f < F ? (rows_fast ? x(f, sl) : x(sl, f)) : T(0);
+      });
+  return Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1};
+}
+
+// ---- peeling thin M / N remainders off the packet entry ------------------------------------------
+// A remainder of a few rows or columns still costs its tiles a full K loop. Where those tiles start
+// one more wave (4097^3 on the H200: 33 x 33 = 1089 tiles of 128 x 128 over 264 team slots, five
+// waves; 32 x 32 = 1024 fit in four), the bulk of C runs alone and the thin remainders run after it as
+// their own products, which pick their own entries and split K.
+struct PeelPlan {
+  std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
+};
+
+// resident: the team slots of the device (0: unknown, no peeling).
+inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, int bm, int bn, std::int64_t resident) {
+  const std::int64_t m0 = m / bm * bm, n0 = n / bn * bn;
+  const std::int64_t rm = m - m0, rn = n - n0;
+  if (resident <= 0 || m0 == 0 || n0 == 0 || (rm == 0 && rn == 0)) return {};
+  if (8 * rm > bm || 8 * rn > bn) return {};  // thicker remainders do enough work in their tiles
+  const std::int64_t full = ((m + bm - 1) / bm) * ((n + bn - 1) / bn), bulk = (m0 / bm) * (n0 / bn);
+  if (full < resident) return {};  // one partial wave either way (split-K territory)
+  if ((full + resident - 1) / resident <= (bulk + resident - 1) / resident) return {};
+  return {m0, n0};
+}
+
+template <class ExecSpace, class T>
+PeelPlan gemm_peel_plan(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  using Cfg = GemmPacketCfg<ExecSpace, T>;
+  if constexpr (Cfg::stages != 2) {
+    (void)exec, (void)a, (void)b;
+    return {};
+  } else {
+    if (!gemm_uses_packets<ExecSpace, T>(a, b) || gemm_uses_narrow<ExecSpace, T>(a.rows)) return {};
+    using Be = Backend<ExecSpace, T>;
+    return plan_peel(a.rows, b.cols, Cfg::bm, Cfg::bn,
+                     std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
+  }
+}
+
+template <class T>
+Strided2D<T> block_of(const Strided2D<T>& x, std::int64_t r0, std::int64_t r1, std::int64_t c0,
+                      std::int64_t c1) {
+  return Strided2D<T>{x.data + r0 * x.rs + c0 * x.cs, r1 - r0, c1 - c0, x.rs, x.cs};
+}
+
+template <class ExecSpace, class T, class Acc>
+void gemm_launch_oriented(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                          const Strided2D<T>& c, Acc al, Acc be) {
   const bool a_m = rows_contiguous(a);   // op(A) walks m contiguously
   const bool b_n = !rows_contiguous(b);  // op(B) walks n contiguously
-  const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
   if (a_m && b_n) {
     launch_gemm_staged<ExecSpace, T, true, true>(exec, a, b, c, al, be);
   } else if (a_m) {
@@ -313,6 +420,63 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   } else {
     launch_gemm_staged<ExecSpace, T, false, false>(exec, a, b, c, al, be);
   }
+}
+
+template <class ExecSpace, class T>
+void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                   const Strided2D<T>& c, T alpha, T beta, bool allow_copies = true);
+
+// C's bulk [0, m0) x [0, n0) as one product, then the rows below it (full width) and the columns
+// right of the bulk, each as its own product. The three parts of C are disjoint.
+template <class ExecSpace, class T>
+void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                          const Strided2D<T>& c, T alpha, T beta, const PeelPlan& p) {
+  using Acc = typename AccumulatorOf<T>::type;
+  const std::int64_t m = c.rows, n = c.cols, k = a.cols;
+  gemm_launch_oriented(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, 0, p.n0),
+                       block_of(c, 0, p.m0, 0, p.n0), static_cast<Acc>(alpha), static_cast<Acc>(beta));
+  if (p.m0 < m)
+    gemm_dispatch(exec, block_of(a, p.m0, m, 0, k), b, block_of(c, p.m0, m, 0, n), alpha, beta, false);
+  if (p.n0 < n)
+    gemm_dispatch(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, p.n0, n), block_of(c, 0, p.m0, p.n0, n),
+                  alpha, beta, false);
+}
+
+// The product on aligned copies of op(A) and op(B), in the instance's workspace; falls back to
+// element staging when the device cannot hold the copies.
+template <class ExecSpace, class T>
+void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                          const Strided2D<T>& c, T alpha, T beta) {
+  auto lease = lease_workspace(exec);
+  T *da = nullptr, *db = nullptr;
+  try {
+    da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
+    db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
+  } catch (const std::exception&) {
+    lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
+    using Acc = typename AccumulatorOf<T>::type;
+    gemm_launch_oriented(exec, a, b, c, static_cast<Acc>(alpha), static_cast<Acc>(beta));
+    return;
+  }
+  gemm_dispatch(exec, pack_aligned(exec, a, da), pack_aligned(exec, b, db), c, alpha, beta, false);
+}
+
+// C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
+// allow_copies = false: the operands are already copies (or parts of a product that was split).
+template <class ExecSpace, class T>
+void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                   const Strided2D<T>& c, T alpha, T beta, bool allow_copies) {
+  using Acc = typename AccumulatorOf<T>::type;
+  if (allow_copies && gemm_packs_operands<ExecSpace, T>(a, b)) {
+    gemm_dispatch_packed(exec, a, b, c, alpha, beta);
+    return;
+  }
+  const PeelPlan peel = gemm_peel_plan(exec, a, b);
+  if (peel.m0 > 0) {
+    gemm_dispatch_peeled(exec, a, b, c, alpha, beta, peel);
+    return;
+  }
+  gemm_launch_oriented(exec, a, b, c, static_cast<Acc>(alpha), static_cast<Acc>(beta));
 }
 
 // GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer
