@@ -90,6 +90,22 @@ struct GemmTeam : Base {
   static constexpr int team_size = kTeam, min_blocks = kMinBlocks;
 };
 
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
+// Experiment: Kokkos 3.4 launches every TeamPolicy kernel preferring shared memory, which leaves
+// ~23 KB of L1 on the H200. This sets kernel K's shared-memory carveout (percent of the SM's shared
+// memory) after Kokkos has configured it on its first launch, which Kokkos does only once.
+template <class K>
+void set_carveout(int percent) {
+  const cudaError_t e = cudaFuncSetAttribute(ridgeline::backends::cuda::kernel_function<K>(),
+                                             cudaFuncAttributePreferredSharedMemoryCarveout, percent);
+  if (e != cudaSuccess) std::printf("  carveout %d%%: %s\n", percent, cudaGetErrorString(e));
+}
+template <class K, class Cfg>
+int fitted_percent() {
+  return ridgeline::backends::cuda::fitted_carveout<K>(Exec(), K::scratch_bytes(), Cfg::team_size);
+}
+#endif
+
 template <class Cfg, class T>
 void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                     const Matrix<T>& ref, int reps, double base_s) {
@@ -213,6 +229,23 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
   entry_candidate<rd::GemmPacketCfg<Exec, T>, T>("packet entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmNarrowCfg<Exec, T>, T>("narrow entry", A, B, C, ref, reps, base);
   using P = rd::GemmPacketCfg<Exec, T>;
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
+  // The packet and general entries again at the carveout their resident teams need (more L1), then
+  // back at Kokkos's 100%.
+  {
+    using G = rd::GemmCfg<Exec, T>;
+    using KP = rd::GemmPacketKernel<Exec, T, true, false, true>;
+    using KG = rd::GemmKernel<Exec, T, true, false>;
+    char name[64];
+    const int pp = fitted_percent<KP, P>(), pg = fitted_percent<KG, G>();
+    set_carveout<KP>(pp), set_carveout<KG>(pg);
+    std::snprintf(name, sizeof name, "packet entry, carveout %d%%", pp);
+    entry_candidate<P, T>(name, A, B, C, ref, reps, base);
+    std::snprintf(name, sizeof name, "general entry, carveout %d%%", pg);
+    entry_candidate<G, T>(name, A, B, C, ref, reps, base);
+    set_carveout<KP>(100), set_carveout<KG>(100);
+  }
+#endif
   if constexpr (sizeof(T) == 4 && P::fm != P::tm) {
     // Few-row shapes on GPU tables (split fragments; the host micro-kernel needs whole-vector
     // micro-tiles): a deeper K step on narrow tiles.
@@ -230,12 +263,14 @@ template <class T, int kTeam, int kRows, int kUnroll, int kMinBlocks = 1>
 struct Gv {
   static constexpr int team_size = kTeam, vector_length = 1, rows = kRows, unroll = kUnroll;
   static constexpr int vec = int(16 / sizeof(T)), scratch_level = 0, min_blocks = kMinBlocks;
+  static constexpr bool prefer_l1 = true;  // as the CUDA table's GEMV entries (no effect elsewhere)
 };
 template <class T, int kTeam, int kLanes, int kRowBlock, int kRows, int kUnroll, int kMinBlocks>
 struct Gd {
   static constexpr int team_size = kTeam, vector_length = 1, lanes = kLanes, row_block = kRowBlock;
   static constexpr int rows = kRows, unroll = kUnroll, vec = int(16 / sizeof(T)), scratch_level = 0;
   static constexpr int min_blocks = kMinBlocks;
+  static constexpr bool prefer_l1 = true;
 };
 
 template <class K, class Cfg, class T>
@@ -263,21 +298,6 @@ void gemv_candidate(const char* name, const std::vector<Matrix<T>>& As, const Ve
     std::printf("  %-44s rejected: %s\n", name, e.what());
   }
 }
-
-#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
-// Experiment: Kokkos 3.4 launches every TeamPolicy kernel preferring shared memory, which leaves
-// ~23 KB of L1 on the H200. This sets kernel K's shared-memory carveout (percent of the unified
-// L1/shared array) after Kokkos has configured it on its first launch, which Kokkos does only once.
-template <class K>
-void set_carveout(int percent) {
-  using Policy = typename K::policy_type;
-  using Driver = Kokkos::Impl::ParallelFor<K, Policy, Kokkos::Cuda>;
-  const auto f = Kokkos::Impl::CudaParallelLaunch<Driver, typename Policy::launch_bounds>::get_kernel_func();
-  const cudaError_t e = cudaFuncSetAttribute(reinterpret_cast<const void*>(f),
-                                             cudaFuncAttributePreferredSharedMemoryCarveout, percent);
-  if (e != cudaSuccess) std::printf("  carveout %d%%: %s\n", percent, cudaGetErrorString(e));
-}
-#endif
 
 template <class T>
 void sweep_gemv(int n, int reps) {
@@ -310,6 +330,23 @@ void sweep_gemv(int n, int reps) {
       rows(Gv<T, 1024, 128, 8>{});
       rows(Gv<T, 1024, 128, 4>{});
       rows(Gv<T, 512, 128, 8>{});
+      rows(Gv<T, 512, 64, 8>{});
+      rows(Gv<T, 1024, 64, 16>{});
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
+      // The table's rows entries at Kokkos's 100% carveout, then back at the fitted one (their own).
+      const auto rows_carveout = [&](auto cfg, const char* what) {
+        using Cfg = decltype(cfg);
+        using K = rd::GemvRows<Exec, Cfg, T, T, true, true>;
+        for (int pct : {100, fitted_percent<K, Cfg>()}) {
+          set_carveout<K>(pct);
+          char name[64];
+          std::snprintf(name, sizeof name, "%s, shared carveout %d%%", what, pct);
+          gemv_candidate<K, Cfg>(name, As, x, y, ref, false, reps, base);
+        }
+      };
+      rows_carveout(typename Be::template gemv_rows<T>{}, "rows table entry");
+      rows_carveout(typename Be::template gemv_rows_tall<T>{}, "tall rows table entry");
+#endif
     } else {
       const auto dot = [&](auto cfg) {
         using Cfg = decltype(cfg);
@@ -322,11 +359,14 @@ void sweep_gemv(int n, int reps) {
       dot(Gd<T, 256, 32, 4, 32, 2, 2>{});
       dot(Gd<T, 256, 32, 8, 64, 2, 1>{});
       dot(Gd<T, 256, 32, 1, 8, 4, 2>{});
+      dot(Gd<T, 512, 32, 4, 64, 4, 1>{});
+      dot(Gd<T, 512, 32, 8, 128, 2, 1>{});
+      dot(Gd<T, 1024, 32, 4, 128, 2, 1>{});
 #if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
-      // The table entry again with more L1 for x (runs last: the setting stays with the kernel).
+      // The table entry at Kokkos's 100% carveout, then back at the fitted one (its own, prefer_l1).
       using Cfg = typename Be::template gemv_dot<T>;
       using K = rd::GemvDot<Exec, Cfg, T, T, true, true>;
-      for (int pct : {50, 25, 100}) {
+      for (int pct : {100, fitted_percent<K, Cfg>()}) {
         set_carveout<K>(pct);
         char name[64];
         std::snprintf(name, sizeof name, "dot table entry, shared carveout %d%%", pct);
@@ -348,6 +388,8 @@ int main(int argc, char** argv) {
   app.add_option("--gemm", gemm_n, "square GEMM sizes (0: none)");
   app.add_option("--gemv", gemv_n, "square GEMV sizes (0: none)");
   app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on (none: no shapes)");
+  std::vector<std::string> rect64;
+  app.add_option("--rect64", rect64, "MxNxK GEMM shapes (fp64) to run every table entry on");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
@@ -360,6 +402,10 @@ int main(int argc, char** argv) {
   for (const auto& r : rect) {
     long long m = 0, n = 0, k = 0;
     if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<float>(m, n, k, reps);
+  }
+  for (const auto& r : rect64) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<double>(m, n, k, reps);
   }
   for (int n : gemv_n) {
     if (n <= 0) continue;  // --gemv 0: no GEMV sweep

@@ -19,6 +19,7 @@
 // (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3,
 // wave quantization).
 #include <cstdint>
+#include <ridgeline/backends/cuda/carveout.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -72,6 +73,7 @@ template <class T>
 struct GemvRowsTiles {
   static constexpr int team_size = 1024, vector_length = 1, rows = 64, unroll = 8, vec = 16 / sizeof(T);
   static constexpr int scratch_level = 0;
+  static constexpr bool prefer_l1 = true;
 };
 // The tall "rows" entry: 128 rows per team make each column chunk a 512-byte (fp32) run, which
 // DRAM serves faster than 256 bytes: 1.04-1.06x the regular entry on 16384^2 fp32, 1.00x in fp64
@@ -81,15 +83,19 @@ template <class T>
 struct GemvRowsTallTiles {
   static constexpr int team_size = 1024, vector_length = 1, rows = 128, unroll = 4, vec = 16 / sizeof(T);
   static constexpr int scratch_level = 0;
+  static constexpr bool prefer_l1 = true;
 };
 // GEMV "dot": a warp of lanes per group reads four rows at once in 16-byte packets, two in flight
 // per row and lane, so each x packet serves four rows; 16 warps cover 64 rows. One row per warp read
 // x once per row, as many bytes as A; four rows at once measured 1.03-1.04x that at 16384^2 and
 // 8192^2 in fp32, and 1.00-1.03x in fp64 (perf/results/h200-2026-11-30-sweep-dot.txt).
+// prefer_l1: the shared carveout is cut to what the resident teams need, so x stays in L1 between
+// row blocks (carveout.hpp): 1.07-1.09x.
 template <class T>
 struct GemvDotTiles {
   static constexpr int team_size = 512, vector_length = 1, lanes = 32, row_block = 4, rows = 64, unroll = 2;
   static constexpr int vec = 16 / sizeof(T), scratch_level = 0, min_blocks = 1;
+  static constexpr bool prefer_l1 = true;
 };
 
 struct Tiles {
@@ -105,6 +111,11 @@ struct Tiles {
   template <class Exec>
   static auto compute_units(const Exec& exec) -> decltype(exec.cuda_device_prop().multiProcessorCount) {
     return exec.cuda_device_prop().multiProcessorCount;
+  }
+  // For entries with prefer_l1, after their launch.
+  template <class Kernel, class Exec>
+  static void prefer_l1(const Exec& exec, std::size_t team_shmem, int team_size) {
+    fit_carveout<Kernel>(exec, team_shmem, team_size);
   }
   // Calls on a CUDA instance are asynchronous: their workspace is per stream.
   template <class Exec>

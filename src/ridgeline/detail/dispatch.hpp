@@ -350,17 +350,22 @@ std::size_t packed_size(const Strided2D<const T>& x) {
 
 // Copies x into d (packed_size(x) elements), keeping its fast index at unit stride, so the same
 // kernel orientation applies to the copy; returns the copy. Padding is written as zero, never read.
+// A team per line: a flat index would need a 64-bit division per element, which cost more than the
+// copy's memory traffic on the H200.
 template <class ExecSpace, class T>
 Strided2D<const T> pack_aligned(const ExecSpace& exec, const Strided2D<const T>& x, T* d) {
   const bool rows_fast = rows_contiguous(x);
   const std::int64_t F = rows_fast ? x.rows : x.cols, ld = packed_lead(x);
   const std::int64_t S = rows_fast ? x.cols : x.rows;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
-      "ridgeline::gemm aligned copy",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, ld * S),
-      KOKKOS_LAMBDA(const std::int64_t e) {
-        const std::int64_t f = e % ld, sl = e / ld;
-        d[e] = f < F ? (rows_fast ? x(f, sl) : x(sl, f)) : T(0);
+      "ridgeline::gemm aligned copy", Policy(exec, static_cast<int>(S), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        const std::int64_t sl = team.league_rank();
+        T* line = d + sl * ld;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ld), [&](const std::int64_t f) {
+          line[f] = f < F ? (rows_fast ? x(f, sl) : x(sl, f)) : T(0);
+        });
       });
   return Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1};
 }
@@ -447,6 +452,8 @@ void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, co
 template <class ExecSpace, class T>
 void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                           const Strided2D<T>& c, T alpha, T beta) {
+  require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
+  require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
   auto lease = lease_workspace(exec);
   T *da = nullptr, *db = nullptr;
   try {
@@ -514,6 +521,12 @@ bool gemv_uses_tall(const ExecSpace& exec, std::int64_t rows) {
   }
 }
 
+// A table entry may ask for L1 over shared memory (prefer_l1); its table then says how.
+template <class Cfg, class = void>
+struct PrefersL1 : std::false_type {};
+template <class Cfg>
+struct PrefersL1<Cfg, std::void_t<decltype(Cfg::prefer_l1)>> : std::bool_constant<Cfg::prefer_l1> {};
+
 template <class Kernel, class Cfg, class ExecSpace, class T, class Acc>
 void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
                  const Strided1D<T>& y, Acc alpha, Acc beta) {
@@ -526,6 +539,9 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   if (Kernel::scratch_bytes() > 0)
     policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   Kokkos::parallel_for("ridgeline::gemv", policy, f);
+  if constexpr (PrefersL1<Cfg>::value) {
+    Backend<ExecSpace, T>::template prefer_l1<Kernel>(exec, Kernel::scratch_bytes(), Cfg::team_size);
+  }
 }
 
 // y = alpha * op(A) * x + beta * y with op(A) already applied as strides; rows, cols > 0.
