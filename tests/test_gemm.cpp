@@ -402,6 +402,9 @@ TEST(Gemm, PeeledProductMatchesReference) {
     peeled_case<float>(t[0], t[1], 131, 128, k, 128, 128, 1.5, seed += 3);
     peeled_case<double>(t[0], t[1], 128, 133, k, 128, 128, 0.0, seed += 3);
     peeled_case<double>(t[0], t[1], 67, 70, 29, 64, 64, -0.5, seed += 3);
+    // One spare row and one spare column: the edges run as GEMVs (op(B)^T x and op(A) x).
+    peeled_case<float>(t[0], t[1], 129, 129, k, 128, 128, 0.0, seed += 3);
+    peeled_case<double>(t[0], t[1], 257, 131, k, 256, 128, 0.75, seed += 3);
   }
 }
 
@@ -431,6 +434,23 @@ TEST(Gemm, PeelingDecision) {
                             detail::GemmPacketCfg<Exec, float>::min_blocks);
   if (t.staging != "elements") EXPECT_EQ(t.peel_m, expect.m0);
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
+// The CUDA fp32 packet entry asks for L1 over shared memory (prefer_l1): after a call, its
+// carveout is below Kokkos's 100%, and the product is still right.
+TEST(Gemm, PacketEntryCarveoutLeavesL1) {
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    GemmCase c{256, 256, 64, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, false, 77};
+    run(c);
+    c.seed = 78;
+    run(c);  // after the carveout changed
+    const int percent =
+        backends::cuda::carveout_of<detail::GemmPacketKernel<Exec, float, true, false, true>>();
+    EXPECT_GT(percent, 0);
+    EXPECT_LT(percent, 100);
+  }
+}
+#endif
 
 // ---- few tiles: the narrow entry and split-K --------------------------------------------------
 // Products too small in M x N to fill the device split K into slices, summed in order afterwards.

@@ -3,9 +3,11 @@
 //
 // Kokkos 3.4 launches every TeamPolicy kernel preferring shared memory (cudaFuncCachePreferShared),
 // the largest carveout: ncu shows 233 KB of shared memory and ~23 KB of L1 per SM even for the GEMV
-// kernels. The GEMV dot kernel reads x once per row block through L1, so it lost x to L2 between
-// row blocks. Cutting its carveout to what its resident teams need gave 1.07-1.09x on SGEMV and
-// DGEMV "T" at 8192^2 and 16384^2 (perf/results/h200-2026-11-30-4b5f324-README.md).
+// kernels. L1 holds the lines of every global load in flight and data reread across warps (x in the
+// GEMV dot kernel). Cutting the carveout to what the resident teams need gave 1.06-1.09x on the GEMV
+// kernels and 1.03-1.07x on the fp32 GEMM entries, and nothing on fp64 GEMM
+// (perf/results/h200-2026-11-30-4b5f324-sweep.txt, -565bb80-sweep.txt). Table entries ask for it
+// with prefer_l1.
 //
 // Kokkos 4 sizes the carveout to the kernel's occupancy itself, so this does nothing there.
 #include <Kokkos_Core.hpp>

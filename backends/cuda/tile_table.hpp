@@ -18,6 +18,10 @@
 // (perf/results/h200-2026-11-30-a7e9c26-sweep-gemm.txt), which had beaten 8x8 by 1.06x
 // (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3,
 // wave quantization).
+// All three fp32 GEMM entries cut their shared carveout to what their resident teams need
+// (prefer_l1, carveout.hpp): the packet entry ran 1.03x on 4096^3, and the general entry 1.07x on
+// 4097^3 (perf/results/h200-2026-11-30-565bb80-sweep.txt); fp64 was unchanged (1.00x), so its
+// entry keeps Kokkos's setting.
 #include <cstdint>
 #include <ridgeline/backends/cuda/carveout.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
@@ -31,6 +35,7 @@ struct GemmTilesFp32 {
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 3;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool prefer_l1 = true;
 };
 
 struct GemmTilesFp32Packets {
@@ -39,6 +44,7 @@ struct GemmTilesFp32Packets {
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool prefer_l1 = true;
 };
 
 // Narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384 would leave half of each
@@ -52,6 +58,7 @@ struct GemmTilesFp32Narrow {
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 3;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool prefer_l1 = true;
 };
 
 // fp64: 128x128x8 on 256 threads, 8x8 per thread in 2-wide (16-byte) fragments; 64 double
@@ -69,6 +76,8 @@ struct GemmTilesFp64 {
 // 16 (fp32) or 32 (fp64) threads; the rest of the 1024 threads split the columns, 8 columns in
 // flight each. At 8192 rows there are only 128 teams, so the team must be wide to keep enough
 // loads in flight: 1024 threads ran 1.6x faster than 512 there (tile sweep), and equal at 16384.
+// Both rows entries fit their carveout to their teams (prefer_l1): 1.06-1.08x, since every load in
+// flight holds L1 space (perf/results/h200-2026-11-30-565bb80-sweep.txt).
 template <class T>
 struct GemvRowsTiles {
   static constexpr int team_size = 1024, vector_length = 1, rows = 64, unroll = 8, vec = 16 / sizeof(T);
@@ -85,16 +94,17 @@ struct GemvRowsTallTiles {
   static constexpr int scratch_level = 0;
   static constexpr bool prefer_l1 = true;
 };
-// GEMV "dot": a warp of lanes per group reads four rows at once in 16-byte packets, two in flight
-// per row and lane, so each x packet serves four rows; 16 warps cover 64 rows. One row per warp read
-// x once per row, as many bytes as A; four rows at once measured 1.03-1.04x that at 16384^2 and
-// 8192^2 in fp32, and 1.00-1.03x in fp64 (perf/results/h200-2026-11-30-sweep-dot.txt).
-// prefer_l1: the shared carveout is cut to what the resident teams need, so x stays in L1 between
-// row blocks (carveout.hpp): 1.07-1.09x.
+// GEMV "dot": a warp per row, reading it in 16-byte packets, four in flight per lane; 8 rows per
+// 256-thread team, two teams per SM. Under Kokkos's full shared carveout (~23 KB of L1), x was
+// reread from L2 by every row, and reading four rows per warp (each x packet serving four rows) had
+// won 1.03-1.04x (perf/results/h200-2026-11-30-sweep-dot.txt). With the carveout fitted to the
+// teams (prefer_l1, carveout.hpp), x stays in L1 and one row per warp wins: 1.05x (8192^2) and
+// 1.05-1.10x (16384^2) over the four-row entry, which had itself gained 1.07-1.09x from the
+// carveout (perf/results/h200-2026-11-30-565bb80-sweep.txt).
 template <class T>
 struct GemvDotTiles {
-  static constexpr int team_size = 512, vector_length = 1, lanes = 32, row_block = 4, rows = 64, unroll = 2;
-  static constexpr int vec = 16 / sizeof(T), scratch_level = 0, min_blocks = 1;
+  static constexpr int team_size = 256, vector_length = 1, lanes = 32, row_block = 1, rows = 8, unroll = 4;
+  static constexpr int vec = 16 / sizeof(T), scratch_level = 0, min_blocks = 2;
   static constexpr bool prefer_l1 = true;
 };
 

@@ -226,6 +226,22 @@ void split_k_reduce(const ExecSpace& exec, const Acc* work, int slices, const St
       });
 }
 
+// A table entry may ask for L1 over shared memory (prefer_l1); its table then says how.
+template <class Cfg, class = void>
+struct PrefersL1 : std::false_type {};
+template <class Cfg>
+struct PrefersL1<Cfg, std::void_t<decltype(Cfg::prefer_l1)>> : std::bool_constant<Cfg::prefer_l1> {};
+
+// Runs after a launch of Kernel (a kernel's carveout is set on its first launch by Kokkos).
+template <class Kernel, class Cfg, class ExecSpace>
+void after_launch(const ExecSpace& exec) {
+  if constexpr (PrefersL1<Cfg>::value) {
+    BackendFor<ExecSpace>::type::template prefer_l1<Kernel>(exec, Kernel::scratch_bytes(), Cfg::team_size);
+  } else {
+    (void)exec;
+  }
+}
+
 template <class Kernel, class ExecSpace, class T, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                  const Strided2D<T>& c, Acc alpha, Acc beta) {
@@ -246,6 +262,7 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   if (slices == 1) {
     Kokkos::parallel_for("ridgeline::gemm", policy, f);
+    after_launch<Kernel, Cfg>(exec);
     return;
   }
   // Slices start on a K-step boundary, so every slice but the last is whole K steps.
@@ -260,6 +277,7 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   f.work = lease.template get<Acc>(
       WorkSlot::partials, static_cast<std::size_t>(f.k_slices) * static_cast<std::size_t>(c.rows * c.cols));
   Kokkos::parallel_for("ridgeline::gemm split-K", policy, f);
+  after_launch<Kernel, Cfg>(exec);
   split_k_reduce(exec, f.work, f.k_slices, c, beta);
 }
 
@@ -431,6 +449,27 @@ template <class ExecSpace, class T>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                    const Strided2D<T>& c, T alpha, T beta, bool allow_copies = true);
 
+template <class ExecSpace, class T>
+void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
+                   const Strided1D<T>& y, T alpha, T beta);
+
+// A part of a split product. One row or one column is a GEMV, which reads the operand it streams
+// at memory speed; a GEMM tile would spend its full K loop on one useful row or column (4097^3:
+// 121 and 70 us against ~20 us each, under ncu, perf/results/h200-2026-11-30-565bb80-README.md).
+template <class ExecSpace, class T>
+void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                        const Strided2D<T>& c, T alpha, T beta) {
+  if (c.cols == 1) {  // c = alpha * op(A) * b(:, 0) + beta * c
+    gemv_dispatch(exec, a, Strided1D<const T>{b.data, b.rows, b.rs}, Strided1D<T>{c.data, c.rows, c.rs},
+                  alpha, beta);
+  } else if (c.rows == 1) {  // c^T = alpha * op(B)^T * a(0, :)^T + beta * c^T
+    gemv_dispatch(exec, Strided2D<const T>{b.data, b.cols, b.rows, b.cs, b.rs},
+                  Strided1D<const T>{a.data, a.cols, a.cs}, Strided1D<T>{c.data, c.cols, c.cs}, alpha, beta);
+  } else {
+    gemm_dispatch(exec, a, b, c, alpha, beta, false);
+  }
+}
+
 // C's bulk [0, m0) x [0, n0) as one product, then the rows below it (full width) and the columns
 // right of the bulk, each as its own product. The three parts of C are disjoint.
 template <class ExecSpace, class T>
@@ -441,10 +480,10 @@ void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, co
   gemm_launch_oriented(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, 0, p.n0),
                        block_of(c, 0, p.m0, 0, p.n0), static_cast<Acc>(alpha), static_cast<Acc>(beta));
   if (p.m0 < m)
-    gemm_dispatch(exec, block_of(a, p.m0, m, 0, k), b, block_of(c, p.m0, m, 0, n), alpha, beta, false);
+    gemm_dispatch_part(exec, block_of(a, p.m0, m, 0, k), b, block_of(c, p.m0, m, 0, n), alpha, beta);
   if (p.n0 < n)
-    gemm_dispatch(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, p.n0, n), block_of(c, 0, p.m0, p.n0, n),
-                  alpha, beta, false);
+    gemm_dispatch_part(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, p.n0, n),
+                       block_of(c, 0, p.m0, p.n0, n), alpha, beta);
 }
 
 // The product on aligned copies of op(A) and op(B), in the instance's workspace; falls back to
@@ -521,12 +560,6 @@ bool gemv_uses_tall(const ExecSpace& exec, std::int64_t rows) {
   }
 }
 
-// A table entry may ask for L1 over shared memory (prefer_l1); its table then says how.
-template <class Cfg, class = void>
-struct PrefersL1 : std::false_type {};
-template <class Cfg>
-struct PrefersL1<Cfg, std::void_t<decltype(Cfg::prefer_l1)>> : std::bool_constant<Cfg::prefer_l1> {};
-
 template <class Kernel, class Cfg, class ExecSpace, class T, class Acc>
 void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
                  const Strided1D<T>& y, Acc alpha, Acc beta) {
@@ -539,9 +572,7 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   if (Kernel::scratch_bytes() > 0)
     policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   Kokkos::parallel_for("ridgeline::gemv", policy, f);
-  if constexpr (PrefersL1<Cfg>::value) {
-    Backend<ExecSpace, T>::template prefer_l1<Kernel>(exec, Kernel::scratch_bytes(), Cfg::team_size);
-  }
+  after_launch<Kernel, Cfg>(exec);
 }
 
 // y = alpha * op(A) * x + beta * y with op(A) already applied as strides; rows, cols > 0.
