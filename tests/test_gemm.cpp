@@ -515,6 +515,21 @@ TEST(Gemm, SplitKRerunIsBitIdentical) {
   rerun_is_bit_identical(64, 256, reduced() ? 1024 : 8192, 61);
 }
 
+// The workspace behind split-K and operand copies: held after a call that needs it, freed by
+// release_workspace, and allocated again by the next such call, which still computes right.
+TEST(Gemm, WorkspaceReleaseAndReuse) {
+  const bool gpu_table = gemm_tile_config<Exec, float>().stages == 2;
+  using L = Kokkos::LayoutLeft;
+  few_tiles_case<float, L, L>('N', 'N', 64, 256, reduced() ? 524 : 3004, 0.0, 7001, gpu_table);
+  packed_case<float>('N', 'T', 70, 90, 40, 0.5, 7004);  // copies, on every backend
+  EXPECT_GT(ridgeline::workspace_bytes(), 0u);
+  ridgeline::release_workspace();
+  EXPECT_EQ(ridgeline::workspace_bytes(), 0u);
+  few_tiles_case<float, L, L>('T', 'N', 64, 256, reduced() ? 524 : 3004, -0.4, 7007, gpu_table);
+  packed_case<double>('T', 'T', 33, 65, 17, 0.0, 7010);
+  EXPECT_GT(ridgeline::workspace_bytes(), 0u);
+}
+
 // ---- vector epilogue: C a 16-byte aligned sub-view whose rows end mid-packet ---------------------
 // C's columns start 16-byte aligned (row offset 4, leading dimension 52), M = 45 leaves a partial
 // packet at the bottom edge, and the rows around the sub-view must survive, for beta = 0 and not.

@@ -4,6 +4,7 @@
 // It holds no numbers: every size comes from backends/<name>/tile_table.hpp.
 #include <Kokkos_Core.hpp>
 #include <ridgeline/backends/host/tile_table.hpp>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -232,11 +233,20 @@ struct PrefersL1 : std::false_type {};
 template <class Cfg>
 struct PrefersL1<Cfg, std::void_t<decltype(Cfg::prefer_l1)>> : std::bool_constant<Cfg::prefer_l1> {};
 
+// Whether backend Be can act on prefer_l1 (CUDA); elsewhere the field is ignored.
+template <class Be, class Kernel, class ExecSpace, class = void>
+struct HasPreferL1 : std::false_type {};
+template <class Be, class Kernel, class ExecSpace>
+struct HasPreferL1<Be, Kernel, ExecSpace,
+                   std::void_t<decltype(Be::template prefer_l1<Kernel>(
+                       std::declval<const ExecSpace&>(), std::size_t(0), 0))>> : std::true_type {};
+
 // Runs after a launch of Kernel (a kernel's carveout is set on its first launch by Kokkos).
 template <class Kernel, class Cfg, class ExecSpace>
 void after_launch(const ExecSpace& exec) {
-  if constexpr (PrefersL1<Cfg>::value) {
-    BackendFor<ExecSpace>::type::template prefer_l1<Kernel>(exec, Kernel::scratch_bytes(), Cfg::team_size);
+  using Be = typename BackendFor<ExecSpace>::type;
+  if constexpr (PrefersL1<Cfg>::value && HasPreferL1<Be, Kernel, ExecSpace>::value) {
+    Be::template prefer_l1<Kernel>(exec, Kernel::scratch_bytes(), Cfg::team_size);
   } else {
     (void)exec;
   }
