@@ -300,6 +300,17 @@ TEST(Gemm, MisalignedOperandFallsBack) {
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
+// Fresh random A and B; C random too where beta reads it, poisoned where beta == 0 must ignore it.
+template <class AV, class BV, class CV>
+void fill_operands(const AV& A, const BV& B, const CV& C, double beta, std::uint64_t seed) {
+  fill_random(A, seed), fill_random(B, seed + 1);
+  if (beta == 0) {
+    fill_value(C, poison<typename CV::non_const_value_type>());
+  } else {
+    fill_random(C, seed + 2);
+  }
+}
+
 // ---- aligned copies of operands that cannot stage in packets -----------------------------------
 // gemm copies such operands (odd leading dimensions) into aligned workspace buffers when the
 // product is large (the table's pack_min_extent). The copy-and-multiply path runs here directly on
@@ -307,6 +318,27 @@ TEST(Gemm, MisalignedOperandFallsBack) {
 // chooses. Spare rows make every stored leading dimension odd.
 std::int64_t odd_above(std::int64_t x) {
   return (x + 1) % 2 == 1 ? x + 1 : x + 2;
+}
+
+// Fresh inputs in A and B (C poisoned when beta == 0), product(op(A), op(B), C, alpha, beta) on
+// strided operands (a dispatch-level entry), and every element of C against the reference.
+template <class T, class AV, class BV, class Product>
+void expect_direct_product(char ta, char tb, const AV& A, const BV& B, std::int64_t m, std::int64_t n,
+                           double alpha, double beta, std::uint64_t seed, const std::string& what,
+                           Product product) {
+  const bool a_t = ta == 'T', b_t = tb == 'T';
+  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
+  fill_operands(A, B, C, beta, seed);
+  const HostMatrix hC0 = to_host(C);
+  const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
+  const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
+  product(detail::Strided2D<const T>{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
+          detail::Strided2D<const T>{sb.data, sb.rows, sb.cols, sb.rs, sb.cs},
+          detail::strided_op(C, detail::Trans::N), static_cast<T>(alpha), static_cast<T>(beta));
+  Kokkos::fence();
+  const auto want = reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, alpha,
+                                   beta, eps<T>());
+  EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << what << " beta " << beta;
 }
 
 template <class T>
@@ -318,25 +350,12 @@ void packed_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t 
   auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", odd_above(br), b_t ? k : n);
   auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
   auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, br), Kokkos::ALL());
-  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
-  fill_random(bigA, seed), fill_random(bigB, seed + 1);
-  if (beta == 0) {
-    fill_value(C, poison<T>());
-  } else {
-    fill_random(C, seed + 2);
-  }
-  const HostMatrix hC0 = to_host(C);
-  const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
-  const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
-  const detail::Strided2D<const T> ca{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
-      cb{sb.data, sb.rows, sb.cols, sb.rs, sb.cs};
-  ASSERT_FALSE((detail::gemm_uses_packets<Exec, T>(ca, cb))) << ta << tb;
-  detail::gemm_dispatch_packed(Exec(), ca, cb, detail::strided_op(C, detail::Trans::N), T(0.7),
-                               static_cast<T>(beta));
-  Kokkos::fence();
-  const auto want =
-      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7, beta, eps<T>());
-  EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << m << "x" << n << "x" << k << " beta " << beta;
+  const std::string what = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  expect_direct_product<T>(
+      ta, tb, A, B, m, n, 0.7, beta, seed, what, [&](auto ca, auto cb, auto c, T al, T be) {
+        EXPECT_FALSE((detail::gemm_uses_packets<Exec, T>(ca, cb))) << ta << tb << " precondition";
+        detail::gemm_dispatch_packed(Exec(), ca, cb, c, al, be);
+      });
 }
 
 TEST(Gemm, PackedOperandsMatchReference) {
@@ -373,25 +392,12 @@ void peeled_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t 
   const bool a_t = ta == 'T', b_t = tb == 'T';
   auto A = make_matrix<T, Kokkos::LayoutLeft>("A", a_t ? k : m, a_t ? m : k);
   auto B = make_matrix<T, Kokkos::LayoutLeft>("B", b_t ? n : k, b_t ? k : n);
-  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
-  fill_random(A, seed), fill_random(B, seed + 1);
-  if (beta == 0) {
-    fill_value(C, poison<T>());
-  } else {
-    fill_random(C, seed + 2);
-  }
-  const HostMatrix hC0 = to_host(C);
-  const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
-  const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
-  const detail::Strided2D<const T> ca{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
-      cb{sb.data, sb.rows, sb.cols, sb.rs, sb.cs};
-  detail::gemm_dispatch_peeled(Exec(), ca, cb, detail::strided_op(C, detail::Trans::N), T(-0.6),
-                               static_cast<T>(beta), detail::PeelPlan{m0, n0});
-  Kokkos::fence();
-  const auto want =
-      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, -0.6, beta, eps<T>());
-  EXPECT_TRUE(matches(to_host(C), want))
-      << ta << tb << " " << m << "x" << n << "x" << k << " bulk " << m0 << "x" << n0 << " beta " << beta;
+  const std::string what = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " bulk " +
+                           std::to_string(m0) + "x" + std::to_string(n0);
+  expect_direct_product<T>(
+      ta, tb, A, B, m, n, -0.6, beta, seed, what, [&](auto ca, auto cb, auto c, T al, T be) {
+        detail::gemm_dispatch_peeled(Exec(), ca, cb, c, al, be, detail::PeelPlan{m0, n0});
+      });
 }
 
 TEST(Gemm, PeeledProductMatchesReference) {
@@ -463,12 +469,7 @@ void few_tiles_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64
   auto A = make_matrix<T, LA>("A", a_t ? k : m, a_t ? m : k);
   auto B = make_matrix<T, LB>("B", b_t ? n : k, b_t ? k : n);
   auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
-  fill_random(A, seed), fill_random(B, seed + 1);
-  if (beta == 0) {
-    fill_value(C, poison<T>());
-  } else {
-    fill_random(C, seed + 2);
-  }
+  fill_operands(A, B, C, beta, seed);
   const HostMatrix hC0 = to_host(C);
   const char tra[2] = {ta, 0}, trb[2] = {tb, 0};
   const TileConfig cfg = gemm_tile_config(Exec(), tra, trb, A, B);
