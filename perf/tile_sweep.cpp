@@ -84,6 +84,12 @@ struct GemmShape : Base {
   static constexpr int group_lanes = kGroupLanes, lanes_m = kLanesM;
 };
 
+// Fragment prefetch on or off (k_loop_prefetch in gemm_team_tiled.hpp), on top of any entry.
+template <class Base, bool kOn>
+struct GemmPrefetch : Base {
+  static constexpr bool prefetch_fragments = kOn;
+};
+
 // Another team size and teams-per-SM target on top of a shape.
 template <class Base, int kTeam, int kMinBlocks>
 struct GemmTeam : Base {
@@ -163,6 +169,12 @@ void sweep_gemm(int n, int reps) {
         GemmShape<Base, Base::bm, Base::bn, Base::bk / 2, Base::tm, Base::tn, 1, Base::bm / Base::tm>, T>(
         "bk / 2", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 8) {
+    gemm_candidate<GemmPrefetch<Base, false>, T>("no fragment prefetch", A, B, C, ref, reps, base);
+    gemm_candidate<GemmPrefetch<Base, true>, T>("fragment prefetch", A, B, C, ref, reps, base);
+    gemm_candidate<GemmPrefetch<Gemm<Base, 8, 32, 8, 1>, true>, T>("fragment prefetch, warp 8x4 lanes", A, B,
+                                                                   C, ref, reps, base);
+    gemm_candidate<GemmPrefetch<GemmTeam<GemmShape<Base, 128, 64, 8, 8, 8, 128, 16>, 128, 2>, true>, T>(
+        "128x64x8, 8x8, team 128, 2/SM, prefetch", A, B, C, ref, reps, base);
     // Half tiles on 128 threads at two teams per SM: the same warps per SM as one 256-thread team,
     // but one team computes while the other waits at its barrier.
     gemm_candidate<GemmTeam<GemmShape<Base, 64, 128, 8, 8, 8, 128, 8>, 128, 2>, T>(
@@ -179,6 +191,12 @@ void sweep_gemm(int n, int reps) {
     gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 8, 8, 4, 512, 16>, 512, 1>, T>(
         "128x128x8, 8x4, team 512", A, B, C, ref, reps, base);
   } else if constexpr (sizeof(T) == 4) {
+    using P = rd::GemmPacketCfg<Exec, T>;
+    gemm_candidate<GemmPrefetch<P, false>, T>("packet entry, no fragment prefetch", A, B, C, ref, reps, base);
+    gemm_candidate<GemmPrefetch<P, true>, T>("packet entry, fragment prefetch", A, B, C, ref, reps, base);
+    gemm_candidate<GemmPrefetch<Base, false>, T>("general entry, no fragment prefetch", A, B, C, ref, reps,
+                                                 base);
+    gemm_candidate<GemmPrefetch<Base, true>, T>("general entry, fragment prefetch", A, B, C, ref, reps, base);
     // 8x16 micro-tiles on 128 threads at two teams per SM: the same warps per SM as the 128x256
     // entry, but the two teams' barriers overlap, and bk 16 halves the barriers per FMA.
     gemm_candidate<GemmTeam<GemmShape<Base, 128, 128, 16, 8, 16, 128, 16>, 128, 2>, T>(
@@ -229,6 +247,13 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
   entry_candidate<rd::GemmPacketCfg<Exec, T>, T>("packet entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmNarrowCfg<Exec, T>, T>("narrow entry", A, B, C, ref, reps, base);
   using P = rd::GemmPacketCfg<Exec, T>;
+  if constexpr (P::fm != P::tm) {
+    entry_candidate<GemmPrefetch<P, false>, T>("packet entry, no prefetch", A, B, C, ref, reps, base);
+    entry_candidate<GemmPrefetch<P, true>, T>("packet entry, prefetch", A, B, C, ref, reps, base);
+    using N = rd::GemmNarrowCfg<Exec, T>;
+    entry_candidate<GemmPrefetch<N, false>, T>("narrow entry, no prefetch", A, B, C, ref, reps, base);
+    entry_candidate<GemmPrefetch<N, true>, T>("narrow entry, prefetch", A, B, C, ref, reps, base);
+  }
 #if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
   // The packet and general entries again at the carveout their resident teams need (more L1), then
   // back at Kokkos's 100%.

@@ -622,8 +622,17 @@ struct SmallTiles {
   static constexpr int scratch_level = 0, group_m = 2;
 };
 
+// One micro-tile per thread (register accumulators), with or without fragment prefetch.
+template <int kTeam, bool kPrefetch>
+struct PrefetchTiles : SmallTiles<kTeam, 2, 2> {
+  static constexpr int bm = 4 * (kTeam >= 4 ? 4 : kTeam), bn = 4 * (kTeam >= 4 ? kTeam / 4 : 1);
+  static constexpr bool prefetch_fragments = kPrefetch;
+};
+
+// out, when given, receives C after the product (empty when the test is skipped).
 template <class Cfg, bool kAFastM, bool kBFastN>
-void run_small_tiles(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+void run_small_tiles(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k,
+                     HostMatrix* out = nullptr) {
   using Kernel = detail::GemmTeamTiled<Exec, Cfg, double, double,
                                        detail::PortableMicroKernel<Cfg, double, double>, kAFastM, kBFastN>;
   typename Kernel::policy_type probe(Exec(), 1, 1);
@@ -643,7 +652,9 @@ void run_small_tiles(char ta, char tb, std::int64_t m, std::int64_t n, std::int6
   Kokkos::fence();
   const auto want = reference_gemm(transpose_if(hA, ta == 'T'), transpose_if(hB, tb == 'T'), hC0, 0.7, -0.4,
                                    std::numeric_limits<double>::epsilon());
-  EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << m << "x" << n << "x" << k;
+  const HostMatrix got = to_host(C);
+  EXPECT_TRUE(matches(got, want)) << ta << tb << " " << m << "x" << n << "x" << k;
+  if (out) *out = got;
 }
 
 template <class Cfg>
@@ -666,6 +677,27 @@ TEST(GemmTeamKernel, RegisterAccumulatorTwoStages) {
 }
 TEST(GemmTeamKernel, TwoMicroTilesPerThreadTwoStages) {
   run_small_tiles_all<SmallTiles<4, 2, 4>>();
+}
+
+// Fragment prefetch reorders loads and barriers, not sums: its C must equal k_loop's bit for bit,
+// on tails in M, N and K (the K step is 4: 19 leaves a tail of 3; 1 and 4 are a single step).
+template <int kTeam>
+void prefetch_matches_k_loop() {
+  for (std::int64_t k : {19, 1, 4, 64}) {
+    HostMatrix on, off;
+    run_small_tiles<PrefetchTiles<kTeam, true>, true, false>('N', 'N', 37, 21, k, &on);
+    run_small_tiles<PrefetchTiles<kTeam, false>, true, false>('N', 'N', 37, 21, k, &off);
+    if (on.v.empty() || off.v.empty()) return;  // skipped: teams are too small here
+    ASSERT_EQ(on.v.size(), off.v.size());
+    EXPECT_EQ(std::memcmp(on.v.data(), off.v.data(), on.v.size() * sizeof(double)), 0) << "K = " << k;
+  }
+  run_small_tiles_all<PrefetchTiles<kTeam, true>>();
+}
+TEST(GemmTeamKernel, FragmentPrefetchOneThread) {
+  prefetch_matches_k_loop<1>();
+}
+TEST(GemmTeamKernel, FragmentPrefetchEightThreads) {
+  prefetch_matches_k_loop<8>();
 }
 
 }  // namespace

@@ -63,13 +63,18 @@ struct GemmTilesFp32Narrow {
 
 // fp64: 128x128x8 on 256 threads, 8x8 per thread in 2-wide (16-byte) fragments; 64 double
 // accumulators per thread. No fp64 candidate beat it (a7e9c26 sweep: 128x64 and 64x128 on 128
-// threads at two teams per SM, 0.93-1.00x).
+// threads at two teams per SM, 0.93-1.00x). Fragment prefetch (gemm_team_tiled.hpp) ran 1.02x on
+// 4096^3 and 8192^3, and warps of 8x4 lanes 1.005-1.01x on top
+// (perf/results/h200-2026-11-30-prefetch-sweep.txt). The fp32 entries keep k_loop: with prefetch
+// they ran 0.88-0.98x, though their steady loops hold the same instructions and no spills (SASS);
+// not explained yet.
 struct GemmTilesFp64 {
   static constexpr int bm = 128, bn = 128, bk = 8;
   static constexpr int tm = 8, tn = 8, fm = 2, fn = 2;
   static constexpr int pad_a = 2, pad_b = 2;
   static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
-  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr int scratch_level = 0, group_m = 8, group_lanes = 32, lanes_m = 8;
+  static constexpr bool prefetch_fragments = true;
 };
 
 // GEMV "rows": 16-byte packets down a column, 64 rows per team, so a column chunk is 256 B read by

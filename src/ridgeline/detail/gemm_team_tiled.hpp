@@ -45,6 +45,13 @@ struct LaneLayout<Cfg, std::void_t<decltype(Cfg::lanes_m), decltype(Cfg::group_l
   static constexpr int lanes_m = Cfg::lanes_m;
 };
 
+// Whether a tile configuration asks for fragment prefetch (k_loop_prefetch below); off unless named.
+template <class Cfg, class = void>
+struct PrefetchFragments : std::false_type {};
+template <class Cfg>
+struct PrefetchFragments<Cfg, std::void_t<decltype(Cfg::prefetch_fragments)>>
+    : std::bool_constant<Cfg::prefetch_fragments> {};
+
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
           bool kVec = false>
 struct GemmTeamTiled {
@@ -335,6 +342,72 @@ struct GemmTeamTiled {
     }
   }
 
+  // k_loop with the micro-kernel split at k (stages == 2, one micro-tile per thread): the fragment
+  // of k + 1 is loaded while k is computed, and the barrier between K steps comes before the last
+  // k's math, so the next step's first fragment loads while that math runs. In k_loop every K step
+  // starts with scratch loads that all warps wait on together right after the barrier (~70 of
+  // ~2900 cycles per fp64 K step in the SASS), and ends with loop control and the barrier, during
+  // which the FP64 pipe idles. The order of the sums is that of k_loop, so results are identical.
+  static constexpr bool kPrefetch = PrefetchFragments<Cfg>::value;
+  KOKKOS_FORCEINLINE_FUNCTION void k_loop_prefetch(const member_type& team, std::int64_t m0, std::int64_t n0,
+                                                   std::int64_t k_begin, std::int64_t k_end, T* As, T* Bs,
+                                                   typename MK::Accumulator& acc, int ty, int tx) const {
+    static_assert(kStages == 2 && kRegisterAcc, "fragment prefetch needs register staging and accumulators");
+    static_assert(BK % 2 == 0, "fragment prefetch alternates two fragments over an even K step");
+    const int t = team.team_rank();
+    const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
+    const Cursor cur0 = cursor(t, m0, n0);
+    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
+    const int nk_full = interior ? static_cast<int>((k_end - k_begin) / BK) : 0;
+    T ra[kLoadA], rb[kLoadB];
+    const auto fetch_step = [&](int kt) {
+      if (kt < nk_full) {
+        fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
+      } else {
+        fetch<true>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
+      }
+    };
+    typename MK::Fragment f[2];
+    // All but the last k of a K step: f[0] holds k = 0 on entry, f[1] holds k = BK - 1 on exit.
+    const auto math = [&](const T* as, const T* bs) {
+      RIDGELINE_UNROLL
+      for (int k = 0; k < BK - 1; ++k) {
+        MK::load_fragment(f[(k + 1) & 1], as, bs, k + 1, ty, tx);
+        MK::mac_fragment(acc, f[k & 1]);
+      }
+    };
+    fetch_step(0);
+    commit(t, ra, rb, As, Bs);
+    team.team_barrier();
+    MK::load_fragment(f[0], As, Bs, 0, ty, tx);
+    int kt = 0;
+    for (; kt + 1 < nk_full; ++kt) {
+      const int cur = kt & 1;
+      T* as_next = As + (cur ^ 1) * BK * LDA;
+      T* bs_next = Bs + (cur ^ 1) * BK * LDB;
+      fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt + 1) * BK, k_end, ra, rb);
+      math(As + cur * BK * LDA, Bs + cur * BK * LDB);
+      commit(t, ra, rb, as_next, bs_next);
+      team.team_barrier();
+      MK::load_fragment(f[0], as_next, bs_next, 0, ty, tx);
+      MK::mac_fragment(acc, f[1]);
+    }
+    for (; kt < nk; ++kt) {
+      const int cur = kt & 1;
+      T* as_next = As + (cur ^ 1) * BK * LDA;
+      T* bs_next = Bs + (cur ^ 1) * BK * LDB;
+      const bool more = kt + 1 < nk;
+      if (more) fetch_step(kt + 1);
+      math(As + cur * BK * LDA, Bs + cur * BK * LDB);
+      if (more) {
+        commit(t, ra, rb, as_next, bs_next);
+        team.team_barrier();
+        MK::load_fragment(f[0], as_next, bs_next, 0, ty, tx);
+      }
+      MK::mac_fragment(acc, f[1]);
+    }
+  }
+
   // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
   KOKKOS_FORCEINLINE_FUNCTION void epilogue_partial(const typename MK::Accumulator& acc, std::int64_t m0,
                                                     std::int64_t n0, int ty, int tx, int slice) const {
@@ -438,8 +511,12 @@ struct GemmTeamTiled {
       const int tx = (grp / groups_m) * lanes_n + lane / L::lanes_m;
       typename MK::Accumulator acc;
       MK::zero(acc);
-      k_loop(team, m0, n0, k_begin, k_end, As, Bs,
-             [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
+      if constexpr (kPrefetch) {
+        k_loop_prefetch(team, m0, n0, k_begin, k_end, As, Bs, acc, ty, tx);
+      } else {
+        k_loop(team, m0, n0, k_begin, k_end, As, Bs,
+               [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
+      }
       if (k_slices > 1) {
         epilogue_partial(acc, m0, n0, ty, tx, slice);
       } else {

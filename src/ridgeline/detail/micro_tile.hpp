@@ -7,6 +7,11 @@
 //   MK::zero(acc)                    acc = 0;
 //   MK::mac(acc, As, Bs, ty, tx)     acc(i, j) += sum_{k < BK} As[k][row(ty, i)] * Bs[k][col(tx, j)];
 //   MK::get(acc, i, j)               element (i, j), for the epilogue;
+// and, for tile configurations with prefetch_fragments (the team kernel then runs the K step one
+// k at a time, loading k + 1 while k is computed, across the barrier between K steps),
+//   MK::Fragment                     the A and B values of one k that a thread's micro-tile uses;
+//   MK::load_fragment(f, As, Bs, k, ty, tx), MK::mac_fragment(acc, f)
+//                                    mac split at k: mac == load and mac_fragment for each k < BK;
 //   MK::load(acc, Cs, ty, tx), MK::store(acc, Cs, ty, tx)
 //                                    copy to and from a BM x BN scratch accumulator Cs (row-major,
 //                                    leading dimension BN), used when a thread owns several
@@ -96,21 +101,34 @@ struct PortableMicroKernel {
     }
   }
 
+  struct Fragment {
+    Acc a[TM], b[TN];
+  };
+
+  KOKKOS_FORCEINLINE_FUNCTION static void load_fragment(Fragment& f, const T* As, const T* Bs, int k, int ty,
+                                                        int tx) {
+    RIDGELINE_UNROLL
+    for (int p = 0; p < Map::kPiecesM; ++p)
+      ScratchAccess::template load<Cfg::fm>(As + k * LDA + Map::row(ty, p * Cfg::fm), f.a + p * Cfg::fm);
+    RIDGELINE_UNROLL
+    for (int q = 0; q < Map::kPiecesN; ++q)
+      ScratchAccess::template load<Cfg::fn>(Bs + k * LDB + Map::col(tx, q * Cfg::fn), f.b + q * Cfg::fn);
+  }
+
+  KOKKOS_FORCEINLINE_FUNCTION static void mac_fragment(Accumulator& acc, const Fragment& f) {
+    RIDGELINE_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < TN; ++j) acc.v[i][j] += f.a[i] * f.b[j];
+    }
+  }
+
   KOKKOS_FORCEINLINE_FUNCTION static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
     RIDGELINE_UNROLL_DEVICE
     for (int k = 0; k < BK; ++k) {
-      Acc a[TM], b[TN];
-      RIDGELINE_UNROLL
-      for (int p = 0; p < Map::kPiecesM; ++p)
-        ScratchAccess::template load<Cfg::fm>(As + k * LDA + Map::row(ty, p * Cfg::fm), a + p * Cfg::fm);
-      RIDGELINE_UNROLL
-      for (int q = 0; q < Map::kPiecesN; ++q)
-        ScratchAccess::template load<Cfg::fn>(Bs + k * LDB + Map::col(tx, q * Cfg::fn), b + q * Cfg::fn);
-      RIDGELINE_UNROLL
-      for (int i = 0; i < TM; ++i) {
-        RIDGELINE_UNROLL
-        for (int j = 0; j < TN; ++j) acc.v[i][j] += a[i] * b[j];
-      }
+      Fragment f;
+      load_fragment(f, As, Bs, k, ty, tx);
+      mac_fragment(acc, f);
     }
   }
 
