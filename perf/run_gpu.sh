@@ -9,6 +9,8 @@
 #   1. compile perf/cublas_baseline.cu with this machine's nvcc (in the background, during 2)
 #   2. the GoogleTest binaries, full size
 #   3. ridgeline-perf --shapes h200, then cublas_baseline on the same shapes; merge_results.py
+#      then perf/fp64_pipe_probe.cu (compiled during 2): the FP64 pipe's rate on the fp64 GEMM's
+#      register math alone, the ceiling its DGEMM row is read against
 #   4. compute-sanitizer memcheck and racecheck on a reduced-size test run (RIDGELINE_TEST_REDUCED=1)
 # Perf runs before the sanitizers so that a slow sanitizer cannot cost the numbers. Every step has
 # a timeout derived from one overall deadline (RIDGELINE_GPU_BUDGET_S, default 450 s < 8 min).
@@ -89,6 +91,12 @@ cublas_bin=$work/cublas_baseline
   echo $? >"$work/cublas_build.rc"
 ) &
 build_pid=$!
+probe_bin=$work/fp64_pipe_probe
+(
+  "$nvcc_bin" -O3 -arch="$arch" perf/fp64_pipe_probe.cu -o "$probe_bin" >"$logs/fp64_pipe_probe_build.log" 2>&1
+  echo $? >"$work/probe_build.rc"
+) &
+probe_pid=$!
 
 # 2. GoogleTest on Kokkos::Cuda, full size.
 for t in "${tests[@]}"; do
@@ -97,7 +105,7 @@ for t in "${tests[@]}"; do
   grep -E '^\[  (PASSED|FAILED)|tests? ran' "$logs/gtest:$name.log" | tail -n 3 | sed 's/^/    /' | tee -a "$summary" >/dev/null
 done
 
-wait "$build_pid"
+wait "$build_pid" "$probe_pid"
 build_rc=$(cat "$work/cublas_build.rc" 2>/dev/null || echo 1)
 if [ "$build_rc" -eq 0 ]; then
   say "cublas_baseline build              ok"
@@ -133,6 +141,15 @@ if [ -f "$out/ridgeline_perf.csv" ] && [ -f "$out/cublas.csv" ]; then
   run merge 60 python3 perf/merge_results.py --ridgeline "$out/ridgeline_perf.csv" --cublas "$out/cublas.csv" \
     --out "$out/merged"
   cat "$out/merged.md" >>"$summary" 2>/dev/null
+fi
+
+# The probe takes the fp64 vector peak from the device spec, as ridgeline-perf printed it.
+peak64=$(grep -o 'fp64 [0-9.]* GFLOP/s' "$logs/ridgeline-perf.log" 2>/dev/null | head -n 1 | awk '{print $2 / 1000}')
+if [ "$(cat "$work/probe_build.rc" 2>/dev/null || echo 1)" -eq 0 ] && [ -n "$peak64" ]; then
+  run fp64_pipe_probe "$(step_limit 60)" "$probe_bin" --peak-tflops "$peak64"
+  sed 's/^/    /' "$logs/fp64_pipe_probe.log" >>"$summary"
+else
+  say "fp64_pipe_probe                    SKIPPED (build failed or no fp64 peak printed)"
 fi
 
 # 4. Sanitizers on reduced sizes, with what is left of the budget.
