@@ -30,6 +30,16 @@ inline std::size_t workspace_bytes() {
 inline void release_workspace() {
   detail::release_all_workspaces();
 }
+// Caps the bytes that all streams' workspace buffers may hold together (default: no cap). A call
+// whose copies or split-K partials would take the workspace past the cap runs without them:
+// element staging instead of copies, one K slice instead of several. Slower, never wrong. Lowering
+// the cap frees nothing by itself; release_workspace() does.
+inline void set_workspace_limit(std::size_t bytes) {
+  detail::workspace_registry().limit.store(bytes);
+}
+inline std::size_t workspace_limit() {
+  return detail::workspace_registry().limit.load();
+}
 
 template <class ExecSpace, class AV, class BV, class CV>
 void gemm(const ExecSpace& exec, const char* transA, const char* transB, typename CV::const_value_type& alpha,

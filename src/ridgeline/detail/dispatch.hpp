@@ -3,8 +3,8 @@
 // for the operands' contiguity, checks that the configuration fits the backend, and launches.
 // It holds no numbers: every size comes from backends/<name>/tile_table.hpp.
 #include <Kokkos_Core.hpp>
-#include <ridgeline/backends/host/tile_table.hpp>
 #include <cstddef>
+#include <ridgeline/backends/host/tile_table.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -197,7 +197,20 @@ inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int6
   return best;
 }
 
-// The K slices Kernel would run for an M x N x K product on exec (1: no split-K).
+// Slices start on a K-step boundary, so every slice but the last is whole K steps: asking for
+// `slices` gives this many, each k_chunk deep.
+struct KSplit {
+  int slices;
+  std::int64_t k_chunk;
+};
+inline KSplit split_k(std::int64_t k, int bk, int slices) {
+  const std::int64_t steps = (k + bk - 1) / bk;
+  const std::int64_t chunk = (steps + slices - 1) / slices * bk;
+  return {static_cast<int>((k + chunk - 1) / chunk), chunk};
+}
+
+// The K slices Kernel would run for an M x N x K product on exec (1: no split-K). Split-K needs
+// an M x N partial per slice in the workspace; past the workspace limit it is not planned.
 template <class Kernel, class ExecSpace>
 int gemm_k_slices(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t k) {
   using Cfg = typename Kernel::config;
@@ -206,8 +219,12 @@ int gemm_k_slices(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::in
   } else {
     using Be = typename BackendFor<ExecSpace>::type;
     const std::int64_t tiles = ((m + Cfg::bm - 1) / Cfg::bm) * ((n + Cfg::bn - 1) / Cfg::bn);
-    return choose_k_slices(tiles, k, Cfg::bk,
-                           std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
+    const int slices = choose_k_slices(tiles, k, Cfg::bk,
+                                       std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
+    if (slices == 1) return 1;
+    const KSplit s = split_k(k, Cfg::bk, slices);
+    const double bytes = double(s.slices) * double(m) * double(n) * sizeof(typename Kernel::accumulator_type);
+    return bytes <= double(workspace_registry().limit.load()) ? s.slices : 1;
   }
 }
 
@@ -265,30 +282,35 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
     f.c_packets = c.rs == 1 && c.cs % Kernel::kCV == 0 && aligned_to(c.data, Kernel::kCV);
   }
   const int slices = gemm_k_slices<Kernel>(exec, c.rows, c.cols, a.cols);
-  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n * slices), Cfg::team_size,
+  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
                                       Cfg::vector_length);
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
                describe_gemm_cfg<Cfg>());
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  if (slices == 1) {
-    Kokkos::parallel_for("ridgeline::gemm", policy, f);
-    after_launch<Kernel, Cfg>(exec);
-    return;
+  if (slices > 1) {
+    // The partials live in the instance's workspace, held until both kernels are enqueued.
+    auto lease = lease_workspace(exec);
+    const KSplit s = split_k(a.cols, Cfg::bk, slices);
+    Acc* work = nullptr;
+    try {
+      work = lease.template get<Acc>(
+          WorkSlot::partials, static_cast<std::size_t>(s.slices) * static_cast<std::size_t>(c.rows * c.cols));
+    } catch (const std::exception&) {
+      // No room for the partials (the workspace limit, or device memory): one slice.
+    }
+    if (work) {
+      f.work = work, f.k_slices = s.slices, f.k_chunk = s.k_chunk;
+      typename Kernel::policy_type sliced(exec, static_cast<int>(tiles_m * tiles_n * s.slices),
+                                          Cfg::team_size, Cfg::vector_length);
+      sliced.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
+      Kokkos::parallel_for("ridgeline::gemm split-K", sliced, f);
+      after_launch<Kernel, Cfg>(exec);
+      split_k_reduce(exec, f.work, f.k_slices, c, beta);
+      return;
+    }
   }
-  // Slices start on a K-step boundary, so every slice but the last is whole K steps.
-  const std::int64_t steps = (a.cols + Cfg::bk - 1) / Cfg::bk;
-  f.k_chunk = (steps + slices - 1) / slices * Cfg::bk;
-  f.k_slices = static_cast<int>((a.cols + f.k_chunk - 1) / f.k_chunk);
-  policy = typename Kernel::policy_type(exec, static_cast<int>(tiles_m * tiles_n * f.k_slices),
-                                        Cfg::team_size, Cfg::vector_length);
-  policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  // The partials live in the instance's workspace, held until both kernels are enqueued.
-  auto lease = lease_workspace(exec);
-  f.work = lease.template get<Acc>(
-      WorkSlot::partials, static_cast<std::size_t>(f.k_slices) * static_cast<std::size_t>(c.rows * c.cols));
-  Kokkos::parallel_for("ridgeline::gemm split-K", policy, f);
+  Kokkos::parallel_for("ridgeline::gemm", policy, f);
   after_launch<Kernel, Cfg>(exec);
-  split_k_reduce(exec, f.work, f.k_slices, c, beta);
 }
 
 // Picks the 16-byte packet staging when both operands allow it: unit stride along the fast index,
@@ -353,18 +375,6 @@ struct PackMinExtent<Be, std::void_t<decltype(Be::pack_min_extent)>> {
   static constexpr std::int64_t value = Be::pack_min_extent;
 };
 
-// Whether ridgeline::gemm copies these operands into aligned buffers before the product.
-template <class ExecSpace, class T>
-bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>>::value;
-  if constexpr (lim <= 0) {
-    (void)a, (void)b;
-    return false;
-  } else {
-    return a.rows >= lim && b.cols >= lim && a.cols >= lim && !gemm_uses_packets<ExecSpace, T>(a, b);
-  }
-}
-
 // Elements of x's aligned copy: the fast index (rows where rows_contiguous) padded to 16 bytes.
 template <class T>
 std::int64_t packed_lead(const Strided2D<const T>& x) {
@@ -374,6 +384,20 @@ std::int64_t packed_lead(const Strided2D<const T>& x) {
 template <class T>
 std::size_t packed_size(const Strided2D<const T>& x) {
   return static_cast<std::size_t>(packed_lead(x) * (rows_contiguous(x) ? x.cols : x.rows));
+}
+
+// Whether ridgeline::gemm copies these operands into aligned buffers before the product: not when
+// the copies alone would pass the workspace limit.
+template <class ExecSpace, class T>
+bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>>::value;
+  if constexpr (lim <= 0) {
+    (void)a, (void)b;
+    return false;
+  } else {
+    return a.rows >= lim && b.cols >= lim && a.cols >= lim && !gemm_uses_packets<ExecSpace, T>(a, b) &&
+           workspace_allows((packed_size(a) + packed_size(b)) * sizeof(T));
+  }
 }
 
 // Copies x into d (packed_size(x) elements), keeping its fast index at unit stride, so the same

@@ -59,6 +59,7 @@ struct GemmTeamTiled {
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
   using config = Cfg;
+  using accumulator_type = Acc;
   static constexpr bool a_fast_m = kAFastM, b_fast_n = kBFastN;
 
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
@@ -286,6 +287,38 @@ struct GemmTeamTiled {
     commit_share<ShareB, !kBFastN, LDB>(t, rb, Bs);
   }
 
+  // One team's K steps as register staging walks them: nk steps, of which the first nk_full are
+  // whole and inside the tile, so they load without bounds tests (only edge tiles and the K tail
+  // pay for them); cur0 is the thread's packet 0 at k = 0.
+  struct Steps {
+    Cursor cur0;
+    std::int64_t m0, n0, k_begin, k_end;
+    int t, nk, nk_full;
+  };
+  KOKKOS_FORCEINLINE_FUNCTION Steps steps(int t, std::int64_t m0, std::int64_t n0, std::int64_t k_begin,
+                                          std::int64_t k_end) const {
+    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
+    return {cursor(t, m0, n0),
+            m0,
+            n0,
+            k_begin,
+            k_end,
+            t,
+            static_cast<int>((k_end - k_begin + BK - 1) / BK),
+            interior ? static_cast<int>((k_end - k_begin) / BK) : 0};
+  }
+  // Loads step kt's share into (ra, rb); kWhole: the caller knows that kt < nk_full.
+  template <bool kWhole = false>
+  KOKKOS_FORCEINLINE_FUNCTION void fetch_step(const Steps& s, int kt, T (&ra)[kLoadA],
+                                              T (&rb)[kLoadB]) const {
+    const std::int64_t k0 = s.k_begin + std::int64_t(kt) * BK;
+    if (kWhole || kt < s.nk_full) {
+      fetch<false>(s.t, s.cur0, s.m0, s.n0, k0, s.k_end, ra, rb);
+    } else {
+      fetch<true>(s.t, s.cur0, s.m0, s.n0, k0, s.k_end, ra, rb);
+    }
+  }
+
   // Runs body(As, Bs, kt) for every K step of [k_begin, k_end), with the step's tiles staged in
   // scratch. k_begin is a multiple of BK; without split-K the range is all of K.
   template <class Body>
@@ -295,19 +328,10 @@ struct GemmTeamTiled {
     const int t = team.team_rank();
     const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
     if constexpr (kStages == 2) {
-      const Cursor cur0 = cursor(t, m0, n0);
-      // Only edge tiles and the K tail pay for bounds tests.
-      const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
-      const int nk_full = interior ? static_cast<int>((k_end - k_begin) / BK) : 0;
+      const Steps st = steps(t, m0, n0, k_begin, k_end);
+      const int nk_full = st.nk_full;
       T ra[kLoadA], rb[kLoadB];
-      const auto fetch_step = [&](int kt) {
-        if (kt < nk_full) {
-          fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
-        } else {
-          fetch<true>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
-        }
-      };
-      fetch_step(0);
+      fetch_step(st, 0, ra, rb);
       commit(t, ra, rb, As, Bs);
       team.team_barrier();
       int kt = 0;
@@ -318,7 +342,7 @@ struct GemmTeamTiled {
       // and ncu of the fp64 kernel, perf/results/h200-2026-11-30-ncu-dgemm-4096-373c650.txt).
       for (; kt + 1 < nk_full; ++kt) {
         const int cur = kt & 1;
-        fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt + 1) * BK, k_end, ra, rb);
+        fetch_step<true>(st, kt + 1, ra, rb);
         body(As + cur * BK * LDA, Bs + cur * BK * LDB, kt);
         commit(t, ra, rb, As + (cur ^ 1) * BK * LDA, Bs + (cur ^ 1) * BK * LDB);
         team.team_barrier();
@@ -327,7 +351,7 @@ struct GemmTeamTiled {
       for (; kt < nk; ++kt) {
         const int cur = kt & 1;
         const bool more = kt + 1 < nk;
-        if (more) fetch_step(kt + 1);
+        if (more) fetch_step(st, kt + 1, ra, rb);
         body(As + cur * BK * LDA, Bs + cur * BK * LDB, kt);
         if (more) commit(t, ra, rb, As + (cur ^ 1) * BK * LDA, Bs + (cur ^ 1) * BK * LDB);
         team.team_barrier();
@@ -355,18 +379,9 @@ struct GemmTeamTiled {
     static_assert(kStages == 2 && kRegisterAcc, "fragment prefetch needs register staging and accumulators");
     static_assert(BK % 2 == 0, "fragment prefetch alternates two fragments over an even K step");
     const int t = team.team_rank();
-    const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
-    const Cursor cur0 = cursor(t, m0, n0);
-    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
-    const int nk_full = interior ? static_cast<int>((k_end - k_begin) / BK) : 0;
+    const Steps st = steps(t, m0, n0, k_begin, k_end);
+    const int nk = st.nk, nk_full = st.nk_full;
     T ra[kLoadA], rb[kLoadB];
-    const auto fetch_step = [&](int kt) {
-      if (kt < nk_full) {
-        fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
-      } else {
-        fetch<true>(t, cur0, m0, n0, k_begin + std::int64_t(kt) * BK, k_end, ra, rb);
-      }
-    };
     typename MK::Fragment f[2];
     // All but the last k of a K step: f[0] holds k = 0 on entry, f[1] holds k = BK - 1 on exit.
     const auto math = [&](const T* as, const T* bs) {
@@ -376,7 +391,7 @@ struct GemmTeamTiled {
         MK::mac_fragment(acc, f[k & 1]);
       }
     };
-    fetch_step(0);
+    fetch_step(st, 0, ra, rb);
     commit(t, ra, rb, As, Bs);
     team.team_barrier();
     MK::load_fragment(f[0], As, Bs, 0, ty, tx);
@@ -385,7 +400,7 @@ struct GemmTeamTiled {
       const int cur = kt & 1;
       T* as_next = As + (cur ^ 1) * BK * LDA;
       T* bs_next = Bs + (cur ^ 1) * BK * LDB;
-      fetch<false>(t, cur0, m0, n0, k_begin + std::int64_t(kt + 1) * BK, k_end, ra, rb);
+      fetch_step<true>(st, kt + 1, ra, rb);
       math(As + cur * BK * LDA, Bs + cur * BK * LDB);
       commit(t, ra, rb, as_next, bs_next);
       team.team_barrier();
@@ -397,7 +412,7 @@ struct GemmTeamTiled {
       T* as_next = As + (cur ^ 1) * BK * LDA;
       T* bs_next = Bs + (cur ^ 1) * BK * LDB;
       const bool more = kt + 1 < nk;
-      if (more) fetch_step(kt + 1);
+      if (more) fetch_step(st, kt + 1, ra, rb);
       math(As + cur * BK * LDA, Bs + cur * BK * LDB);
       if (more) {
         commit(t, ra, rb, as_next, bs_next);

@@ -13,11 +13,17 @@
 // - Calls on different streams get different buffers.
 // - A buffer is replaced only after fencing the instance, since earlier calls may still read it.
 // - release_workspace() and Kokkos::finalize fence the device and free everything.
+// - set_workspace_limit() caps the bytes held by all instances together. A buffer that would pass
+//   the cap is not allocated (WorkspaceLimitExceeded), and the caller runs without it.
 #include <Kokkos_Core.hpp>
+#include <atomic>
 #include <cstddef>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
+#include <string>
 #include <typeindex>
 #include <utility>
 #include <vector>
@@ -31,9 +37,31 @@ class WorkspaceBase {
  public:
   virtual ~WorkspaceBase() = default;
   virtual void release() = 0;  // the caller has fenced the device
-  virtual std::size_t bytes() const = 0;
   std::recursive_mutex lease_mutex;
 };
+
+struct WorkspaceLimitExceeded : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct WorkspaceRegistry {
+  std::mutex mutex;
+  std::map<std::pair<std::type_index, const void*>, std::unique_ptr<WorkspaceBase>> spaces;
+  bool finalize_hook = false;
+  std::atomic<std::size_t> held{0};  // bytes of every instance's buffers, and reservations
+  std::atomic<std::size_t> limit{std::numeric_limits<std::size_t>::max()};
+};
+
+inline WorkspaceRegistry& workspace_registry() {
+  static WorkspaceRegistry r;
+  return r;
+}
+
+// Whether a workspace of `bytes` could exist under the limit at all (the dispatcher's plan; a call
+// can still find the room taken by other buffers, and then runs without it).
+inline bool workspace_allows(std::size_t bytes) {
+  return bytes <= workspace_registry().limit.load();
+}
 
 template <class MemSpace>
 class Workspace final : public WorkspaceBase {
@@ -44,38 +72,45 @@ class Workspace final : public WorkspaceBase {
     Buffer& buf = bufs_[static_cast<int>(slot)];
     const std::size_t need = count * sizeof(T);
     if (buf.extent(0) < need) {
+      WorkspaceRegistry& r = workspace_registry();
+      const std::size_t old = buf.extent(0);
+      // Reserve the new size against the limit first, so that instances growing at once on other
+      // threads cannot pass it together; until the old buffer goes, both count.
+      std::size_t held = r.held.load();
+      do {
+        const std::size_t limit = r.limit.load();
+        if (held - old > limit || need > limit - (held - old)) {
+          throw WorkspaceLimitExceeded("ridgeline: a workspace buffer of " + std::to_string(need) +
+                                       " bytes would take the workspace past its limit of " +
+                                       std::to_string(limit) + " bytes (" + std::to_string(held) + " held)");
+        }
+      } while (!r.held.compare_exchange_weak(held, held + need));
       exec.fence();  // earlier calls on this instance may still read the old buffer
       buf = Buffer();
-      buf = Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline::workspace"), need);
+      r.held -= old;
+      try {
+        buf = Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline::workspace"), need);
+      } catch (...) {
+        r.held -= need;
+        throw;
+      }
     }
     return reinterpret_cast<T*>(buf.data());
   }
-  void drop(WorkSlot slot) { bufs_[static_cast<int>(slot)] = Buffer(); }
+  void drop(WorkSlot slot) { free_buffer(bufs_[static_cast<int>(slot)]); }
   void release() override {
-    for (Buffer& b : bufs_) b = Buffer();
-  }
-  std::size_t bytes() const override {
-    std::size_t n = 0;
-    for (const Buffer& b : bufs_) n += b.extent(0);
-    return n;
+    for (Buffer& b : bufs_) free_buffer(b);
   }
 
  private:
   // Kokkos allocations are aligned far beyond the 16 bytes a packet needs.
   using Buffer = Kokkos::View<unsigned char*, MemSpace>;
+  static void free_buffer(Buffer& b) {
+    workspace_registry().held -= b.extent(0);
+    b = Buffer();
+  }
   Buffer bufs_[kWorkSlots];
 };
-
-struct WorkspaceRegistry {
-  std::mutex mutex;
-  std::map<std::pair<std::type_index, const void*>, std::unique_ptr<WorkspaceBase>> spaces;
-  bool finalize_hook = false;
-};
-
-inline WorkspaceRegistry& workspace_registry() {
-  static WorkspaceRegistry r;
-  return r;
-}
 
 // Frees every cached buffer after waiting for the device; new calls allocate again.
 // Entries are never erased, so the pointers stay valid after the registry lock is dropped; a lease
@@ -96,11 +131,7 @@ inline void release_all_workspaces() {
 }
 
 inline std::size_t workspace_bytes_held() {
-  WorkspaceRegistry& r = workspace_registry();
-  std::lock_guard<std::mutex> g(r.mutex);
-  std::size_t n = 0;
-  for (auto& [key, ws] : r.spaces) n += ws->bytes();
-  return n;
+  return workspace_registry().held.load();
 }
 
 // The workspace of exec's instance (instance_key: its stream, or null where calls are synchronous),
