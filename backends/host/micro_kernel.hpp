@@ -24,6 +24,16 @@ struct VectorMicroKernel {
   static_assert(TN % W == 0 && std::is_same_v<T, Acc>, "TN must be whole vectors of the storage type");
   typedef Acc Vec __attribute__((vector_size(Cfg::simd_bytes)));
 
+  static constexpr int kTM = TM, kTN = TN, kRowRun = TM;
+  // Micro-tiles are contiguous: (ty, tx) owns rows ty * TM .. and columns tx * TN ...
+  struct Owner {
+    int ty, tx;
+  };
+  static Owner owner_of_tile(int ty, int tx) { return {ty, tx}; }
+  static Owner owner(int t) { return {t % (Cfg::bm / TM), t / (Cfg::bm / TM)}; }
+  static constexpr int row(const Owner& o, int i) { return o.ty * TM + i; }
+  static constexpr int col(const Owner& o, int j) { return o.tx * TN + j; }
+
   struct Accumulator {
     Vec v[TM][NV];
   };
@@ -46,9 +56,9 @@ struct VectorMicroKernel {
     for (int e = 0; e < W; ++e) p[e] = v[e];
   }
 
-  static void mac(Accumulator& acc, const T* As, const T* Bs, int ty, int tx) {
-    const T* a = As + ty * TM;
-    const T* b = Bs + tx * TN;
+  static void mac(Accumulator& acc, const T* As, const T* Bs, const Owner& o) {
+    const T* a = As + o.ty * TM;
+    const T* b = Bs + o.tx * TN;
     for (int k = 0; k < BK; ++k, a += LDA, b += LDB) {
       Vec bv[NV];
       RIDGELINE_UNROLL
@@ -62,13 +72,13 @@ struct VectorMicroKernel {
     }
   }
 
-  static void load(Accumulator& acc, const Acc* Cs, int ty, int tx) {
+  static void load(Accumulator& acc, const Acc* Cs, const Owner& o) {
     for (int i = 0; i < TM; ++i)
-      for (int q = 0; q < NV; ++q) acc.v[i][q] = load_vec(Cs + (ty * TM + i) * Cfg::bn + tx * TN + q * W);
+      for (int q = 0; q < NV; ++q) acc.v[i][q] = load_vec(Cs + row(o, i) * Cfg::bn + col(o, q * W));
   }
-  static void store(const Accumulator& acc, Acc* Cs, int ty, int tx) {
+  static void store(const Accumulator& acc, Acc* Cs, const Owner& o) {
     for (int i = 0; i < TM; ++i)
-      for (int q = 0; q < NV; ++q) store_vec(Cs + (ty * TM + i) * Cfg::bn + tx * TN + q * W, acc.v[i][q]);
+      for (int q = 0; q < NV; ++q) store_vec(Cs + row(o, i) * Cfg::bn + col(o, q * W), acc.v[i][q]);
   }
 };
 

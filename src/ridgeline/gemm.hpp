@@ -107,7 +107,8 @@ TileConfig describe_tile_config(bool packets) {
   t.team_size = Cfg::team_size, t.vector_length = Cfg::vector_length;
   t.stages = Cfg::stages, t.scratch_level = Cfg::scratch_level;
   t.scratch_bytes = static_cast<std::int64_t>(Kernel::scratch_bytes());
-  t.micro_kernel = detail::Backend<ExecSpace, Scalar>::micro_kernel_name;
+  t.micro_kernel =
+      detail::EntryMicroKernelName<Cfg>::get(detail::Backend<ExecSpace, Scalar>::micro_kernel_name);
   t.staging = packets ? "packets" : "elements";
   return t;
 }

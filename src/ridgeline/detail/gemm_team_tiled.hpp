@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/gemm_epilogue.hpp"
 #include "ridgeline/detail/micro_tile.hpp"
 #include "ridgeline/detail/strided.hpp"
 
@@ -29,21 +30,6 @@ constexpr std::size_t scratch_align = 16;
 KOKKOS_INLINE_FUNCTION constexpr std::size_t align_up(std::size_t n) {
   return (n + scratch_align - 1) / scratch_align * scratch_align;
 }
-
-// Which micro-tile each thread of a team owns. Threads form groups of `group_lanes` consecutive
-// ranks (a warp, on GPUs), each laid out lanes_m x (group_lanes / lanes_m) over the micro-tile grid,
-// so a tile table can trade the distinct A and B fragments a warp loads per k step. A table that
-// names neither gets one group spanning the team, lanes_m = BM / TM (ranks walk m first).
-template <class Cfg, class = void>
-struct LaneLayout {
-  static constexpr int group_lanes = Cfg::team_size;
-  static constexpr int lanes_m = Cfg::bm / Cfg::tm;
-};
-template <class Cfg>
-struct LaneLayout<Cfg, std::void_t<decltype(Cfg::lanes_m), decltype(Cfg::group_lanes)>> {
-  static constexpr int group_lanes = Cfg::group_lanes;
-  static constexpr int lanes_m = Cfg::lanes_m;
-};
 
 // Whether a tile configuration asks for fragment prefetch (k_loop_prefetch below); off unless named.
 template <class Cfg, class = void>
@@ -93,8 +79,9 @@ struct GemmTeamTiled {
   // The dispatcher proved that C's rows are unit-stride and every column starts 16-byte aligned,
   // so kCV consecutive rows of a micro-tile piece are one vector store (and load, when beta != 0).
   bool c_packets = false;
-  static constexpr int kCV = int(16 / sizeof(T));
-  static constexpr bool c_packet_capable = Cfg::fm % kCV == 0;
+  static constexpr int kCV = GemmEpilogue<T, Acc, MK>::kCV;
+  static constexpr bool c_packet_capable = GemmEpilogue<T, Acc, MK>::c_packet_capable;
+  using Owner = typename MK::Owner;
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     return align_up(sizeof(T) * kStages * BK * LDA) + align_up(sizeof(T) * kStages * BK * LDB) +
@@ -375,7 +362,7 @@ struct GemmTeamTiled {
   static constexpr bool kPrefetch = PrefetchFragments<Cfg>::value;
   KOKKOS_FORCEINLINE_FUNCTION void k_loop_prefetch(const member_type& team, std::int64_t m0, std::int64_t n0,
                                                    std::int64_t k_begin, std::int64_t k_end, T* As, T* Bs,
-                                                   typename MK::Accumulator& acc, int ty, int tx) const {
+                                                   typename MK::Accumulator& acc, const Owner& o) const {
     static_assert(kStages == 2 && kRegisterAcc, "fragment prefetch needs register staging and accumulators");
     static_assert(BK % 2 == 0, "fragment prefetch alternates two fragments over an even K step");
     const int t = team.team_rank();
@@ -387,14 +374,14 @@ struct GemmTeamTiled {
     const auto math = [&](const T* as, const T* bs) {
       RIDGELINE_UNROLL
       for (int k = 0; k < BK - 1; ++k) {
-        MK::load_fragment(f[(k + 1) & 1], as, bs, k + 1, ty, tx);
+        MK::load_fragment(f[(k + 1) & 1], as, bs, k + 1, o);
         MK::mac_fragment(acc, f[k & 1]);
       }
     };
     fetch_step(st, 0, ra, rb);
     commit(t, ra, rb, As, Bs);
     team.team_barrier();
-    MK::load_fragment(f[0], As, Bs, 0, ty, tx);
+    MK::load_fragment(f[0], As, Bs, 0, o);
     int kt = 0;
     for (; kt + 1 < nk_full; ++kt) {
       const int cur = kt & 1;
@@ -404,7 +391,7 @@ struct GemmTeamTiled {
       math(As + cur * BK * LDA, Bs + cur * BK * LDB);
       commit(t, ra, rb, as_next, bs_next);
       team.team_barrier();
-      MK::load_fragment(f[0], as_next, bs_next, 0, ty, tx);
+      MK::load_fragment(f[0], as_next, bs_next, 0, o);
       MK::mac_fragment(acc, f[1]);
     }
     for (; kt < nk; ++kt) {
@@ -417,99 +404,21 @@ struct GemmTeamTiled {
       if (more) {
         commit(t, ra, rb, as_next, bs_next);
         team.team_barrier();
-        MK::load_fragment(f[0], as_next, bs_next, 0, ty, tx);
+        MK::load_fragment(f[0], as_next, bs_next, 0, o);
       }
       MK::mac_fragment(acc, f[1]);
     }
   }
 
-  // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
-  KOKKOS_FORCEINLINE_FUNCTION void epilogue_partial(const typename MK::Accumulator& acc, std::int64_t m0,
-                                                    std::int64_t n0, int ty, int tx, int slice) const {
-    using Map = MicroTileMap<Cfg>;
-    Acc* w = work + std::int64_t(slice) * c.rows * c.cols;
-    RIDGELINE_UNROLL
-    for (int j = 0; j < Cfg::tn; ++j) {
-      const std::int64_t n = n0 + Map::col(tx, j);
-      RIDGELINE_UNROLL
-      for (int i = 0; i < Cfg::tm; ++i) {
-        const std::int64_t m = m0 + Map::row(ty, i);
-        if (m < c.rows && n < c.cols) w[n * c.rows + m] = alpha * MK::get(acc, i, j);
-      }
-    }
-  }
-
-  // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
-  KOKKOS_FORCEINLINE_FUNCTION void epilogue(const typename MK::Accumulator& acc, std::int64_t m0,
-                                            std::int64_t n0, int ty, int tx) const {
-    using Map = MicroTileMap<Cfg>;
-    const bool read_c = beta != Acc(0);
-    if constexpr (c_packet_capable) {
-      if (c_packets) {
-        // A piece's rows are consecutive, so rows i0 .. i0 + kCV - 1 of the micro-tile are too.
-        RIDGELINE_UNROLL
-        for (int j = 0; j < Cfg::tn; ++j) {
-          const std::int64_t n = n0 + Map::col(tx, j);
-          RIDGELINE_UNROLL
-          for (int i0 = 0; i0 < Cfg::tm; i0 += kCV) {
-            const std::int64_t m = m0 + Map::row(ty, i0);
-            if (n < c.cols && m + kCV <= c.rows) {
-              T* p = &c(m, n);
-              Packet<kCV, T> v;
-              if (read_c) {
-                const Packet<kCV, T> old = load_packet<kCV, T>(p);
-                RIDGELINE_UNROLL
-                for (int e = 0; e < kCV; ++e)
-                  v.v[e] =
-                      static_cast<T>(alpha * MK::get(acc, i0 + e, j) + beta * static_cast<Acc>(old.v[e]));
-              } else {
-                RIDGELINE_UNROLL
-                for (int e = 0; e < kCV; ++e) v.v[e] = static_cast<T>(alpha * MK::get(acc, i0 + e, j));
-              }
-              *reinterpret_cast<Packet<kCV, T>*>(p) = v;
-            } else if (n < c.cols) {
-              for (int e = 0; e < kCV && m + e < c.rows; ++e) {
-                Acc v = alpha * MK::get(acc, i0 + e, j);
-                if (read_c) v += beta * static_cast<Acc>(c(m + e, n));
-                c(m + e, n) = static_cast<T>(v);
-              }
-            }
-          }
-        }
-        return;
-      }
-    }
-    RIDGELINE_UNROLL
-    for (int j = 0; j < Cfg::tn; ++j) {
-      const std::int64_t n = n0 + Map::col(tx, j);
-      RIDGELINE_UNROLL
-      for (int i = 0; i < Cfg::tm; ++i) {
-        const std::int64_t m = m0 + Map::row(ty, i);
-        if (m < c.rows && n < c.cols) {
-          Acc v = alpha * MK::get(acc, i, j);
-          if (read_c) v += beta * static_cast<Acc>(c(m, n));
-          c(m, n) = static_cast<T>(v);
-        }
-      }
-    }
+  KOKKOS_FORCEINLINE_FUNCTION GemmEpilogue<T, Acc, MK> epilogue() const {
+    return {c, alpha, beta, work, c_packets};
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    // Grouped order: consecutive league ranks walk a column of group_m tiles before moving right,
-    // so teams running together share the same B panel and a few A panels in L2.
-    const int tiles = tiles_m * tiles_n;
-    const int slice = k_slices > 1 ? team.league_rank() / tiles : 0;
-    const int r = k_slices > 1 ? team.league_rank() - slice * tiles : team.league_rank();
-    const std::int64_t k_begin = std::int64_t(slice) * k_chunk;
-    const std::int64_t k_end = k_slices > 1 && k_begin + k_chunk < a.cols ? k_begin + k_chunk : a.cols;
-    const int per_group = Cfg::group_m * tiles_n;
-    const int group = r / per_group;
-    const int first_m = group * Cfg::group_m;
-    const int rows_in_group = (tiles_m - first_m) < Cfg::group_m ? (tiles_m - first_m) : Cfg::group_m;
-    const int in_group = r - group * per_group;
-    const std::int64_t m0 = std::int64_t(first_m + in_group % rows_in_group) * BM;
-    const std::int64_t n0 = std::int64_t(in_group / rows_in_group) * BN;
-
+    const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n, k_slices,
+                                                               k_chunk, a.cols);
+    const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
+    const int slice = tile.slice;
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     T* As = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDA, scratch_align));  // (BK,BM+pad)
@@ -518,46 +427,43 @@ struct GemmTeamTiled {
     const int t = team.team_rank();
 
     if constexpr (kRegisterAcc) {
-      using L = LaneLayout<Cfg>;
-      static_assert(kTilesM % L::lanes_m == 0 && L::group_lanes % L::lanes_m == 0, "lane layout must tile");
-      constexpr int groups_m = kTilesM / L::lanes_m, lanes_n = L::group_lanes / L::lanes_m;
-      const int grp = t / L::group_lanes, lane = t % L::group_lanes;
-      const int ty = (grp % groups_m) * L::lanes_m + lane % L::lanes_m;
-      const int tx = (grp / groups_m) * lanes_n + lane / L::lanes_m;
+      const Owner o = MK::owner(t);
       typename MK::Accumulator acc;
       MK::zero(acc);
       if constexpr (kPrefetch) {
-        k_loop_prefetch(team, m0, n0, k_begin, k_end, As, Bs, acc, ty, tx);
+        k_loop_prefetch(team, m0, n0, k_begin, k_end, As, Bs, acc, o);
       } else {
         k_loop(team, m0, n0, k_begin, k_end, As, Bs,
-               [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, ty, tx); });
+               [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, o); });
       }
       if (k_slices > 1) {
-        epilogue_partial(acc, m0, n0, ty, tx, slice);
+        epilogue().store_partial(acc, m0, n0, o, slice);
       } else {
-        epilogue(acc, m0, n0, ty, tx);
+        epilogue().store(acc, m0, n0, o);
       }
     } else {
       Acc* Cs =
           static_cast<Acc*>(scratch.get_shmem_aligned(sizeof(Acc) * BM * BN, scratch_align));  // (BM,BN)
       k_loop(team, m0, n0, k_begin, k_end, As, Bs, [&](const T* as, const T* bs, int kt) {
         for (int u = 0; u < kPerThread; ++u) {
-          const int id = t * kPerThread + u, ty = id % kTilesM, tx = id / kTilesM;
+          const int id = t * kPerThread + u;
+          const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
           typename MK::Accumulator acc;
           if (kt == 0) {
             MK::zero(acc);
           } else {
-            MK::load(acc, Cs, ty, tx);
+            MK::load(acc, Cs, o);
           }
-          MK::mac(acc, as, bs, ty, tx);
-          MK::store(acc, Cs, ty, tx);
+          MK::mac(acc, as, bs, o);
+          MK::store(acc, Cs, o);
         }
       });
       for (int u = 0; u < kPerThread; ++u) {
-        const int id = t * kPerThread + u, ty = id % kTilesM, tx = id / kTilesM;
+        const int id = t * kPerThread + u;
+        const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
         typename MK::Accumulator acc;
-        MK::load(acc, Cs, ty, tx);
-        epilogue(acc, m0, n0, ty, tx);
+        MK::load(acc, Cs, o);
+        epilogue().store(acc, m0, n0, o);
       }
     }
   }

@@ -1,0 +1,123 @@
+#pragma once
+// The epilogue and the tile schedule of a GEMM team kernel: components that every main loop shares
+// (register staging in gemm_team_tiled.hpp, asynchronous copies in gemm_team_async.hpp).
+//
+// GemmTileOrigin: which C tile (and split-K slice) a league rank computes. Grouped order:
+// consecutive league ranks walk a column of group_m tiles before moving right, so teams running
+// together share the same B panel and a few A panels in L2.
+// GemmEpilogue: the only place C is touched. It stores a micro-kernel's accumulators through the
+// micro-kernel's own map from accumulator grid to tile coordinates (micro_tile.hpp), masked at the
+// M/N edges; beta == 0 never reads C, so NaN or garbage there cannot survive.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/strided.hpp"
+
+namespace ridgeline::detail {
+
+struct GemmTileOrigin {
+  std::int64_t m0, n0;          // the tile's first row and column of C
+  std::int64_t k_begin, k_end;  // its K range: all of K, or its split-K slice
+  int slice;                    // the slice (0 without split-K)
+
+  // k_chunk: the depth of every slice but the last (a multiple of BK); k: all of K.
+  template <int BM, int BN, int kGroupM>
+  KOKKOS_FORCEINLINE_FUNCTION static GemmTileOrigin of(int league_rank, int tiles_m, int tiles_n,
+                                                       int k_slices, std::int64_t k_chunk, std::int64_t k) {
+    const int tiles = tiles_m * tiles_n;
+    const int slice = k_slices > 1 ? league_rank / tiles : 0;
+    const int r = k_slices > 1 ? league_rank - slice * tiles : league_rank;
+    const std::int64_t k_begin = std::int64_t(slice) * k_chunk;
+    const std::int64_t k_end = k_slices > 1 && k_begin + k_chunk < k ? k_begin + k_chunk : k;
+    const int per_group = kGroupM * tiles_n;
+    const int group = r / per_group;
+    const int first_m = group * kGroupM;
+    const int rows_in_group = (tiles_m - first_m) < kGroupM ? (tiles_m - first_m) : kGroupM;
+    const int in_group = r - group * per_group;
+    return {std::int64_t(first_m + in_group % rows_in_group) * BM,
+            std::int64_t(in_group / rows_in_group) * BN, k_begin, k_end, slice};
+  }
+};
+
+template <class T, class Acc, class MK>
+struct GemmEpilogue {
+  Strided2D<T> c;
+  Acc alpha, beta;
+  Acc* work;       // split-K partials: slice s is an M x N column-major block at work + s * M * N
+  bool c_packets;  // C's rows are unit-stride and every column starts 16-byte aligned
+  static constexpr int kCV = int(16 / sizeof(T));
+  static constexpr bool c_packet_capable = MK::kRowRun % kCV == 0;
+
+  // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
+  KOKKOS_FORCEINLINE_FUNCTION void store_partial(const typename MK::Accumulator& acc, std::int64_t m0,
+                                                 std::int64_t n0, const typename MK::Owner& o,
+                                                 int slice) const {
+    Acc* w = work + std::int64_t(slice) * c.rows * c.cols;
+    RIDGELINE_UNROLL
+    for (int j = 0; j < MK::kTN; ++j) {
+      const std::int64_t n = n0 + MK::col(o, j);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < MK::kTM; ++i) {
+        const std::int64_t m = m0 + MK::row(o, i);
+        if (m < c.rows && n < c.cols) w[n * c.rows + m] = alpha * MK::get(acc, i, j);
+      }
+    }
+  }
+
+  // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
+  KOKKOS_FORCEINLINE_FUNCTION void store(const typename MK::Accumulator& acc, std::int64_t m0,
+                                         std::int64_t n0, const typename MK::Owner& o) const {
+    const bool read_c = beta != Acc(0);
+    if constexpr (c_packet_capable) {
+      if (c_packets) {
+        // Rows come in runs of kRowRun, so rows i0 .. i0 + kCV - 1 of the grid are consecutive.
+        RIDGELINE_UNROLL
+        for (int j = 0; j < MK::kTN; ++j) {
+          const std::int64_t n = n0 + MK::col(o, j);
+          RIDGELINE_UNROLL
+          for (int i0 = 0; i0 < MK::kTM; i0 += kCV) {
+            const std::int64_t m = m0 + MK::row(o, i0);
+            if (n < c.cols && m + kCV <= c.rows) {
+              T* p = &c(m, n);
+              Packet<kCV, T> v;
+              if (read_c) {
+                const Packet<kCV, T> old = load_packet<kCV, T>(p);
+                RIDGELINE_UNROLL
+                for (int e = 0; e < kCV; ++e)
+                  v.v[e] =
+                      static_cast<T>(alpha * MK::get(acc, i0 + e, j) + beta * static_cast<Acc>(old.v[e]));
+              } else {
+                RIDGELINE_UNROLL
+                for (int e = 0; e < kCV; ++e) v.v[e] = static_cast<T>(alpha * MK::get(acc, i0 + e, j));
+              }
+              *reinterpret_cast<Packet<kCV, T>*>(p) = v;
+            } else if (n < c.cols) {
+              for (int e = 0; e < kCV && m + e < c.rows; ++e) {
+                Acc v = alpha * MK::get(acc, i0 + e, j);
+                if (read_c) v += beta * static_cast<Acc>(c(m + e, n));
+                c(m + e, n) = static_cast<T>(v);
+              }
+            }
+          }
+        }
+        return;
+      }
+    }
+    RIDGELINE_UNROLL
+    for (int j = 0; j < MK::kTN; ++j) {
+      const std::int64_t n = n0 + MK::col(o, j);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < MK::kTM; ++i) {
+        const std::int64_t m = m0 + MK::row(o, i);
+        if (m < c.rows && n < c.cols) {
+          Acc v = alpha * MK::get(acc, i, j);
+          if (read_c) v += beta * static_cast<Acc>(c(m, n));
+          c(m, n) = static_cast<T>(v);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace ridgeline::detail
