@@ -15,6 +15,7 @@
 #include <random>
 #include <ridgeline/ridgeline.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -66,6 +67,13 @@ double rel_diff(const V& a, const V& b) {
 }
 
 // ---- GEMM candidates -------------------------------------------------------------------------
+// SIMT entries of GPU tables split each micro-tile into fragments (fm < tm); host entries keep
+// whole micro-tiles, and tensor-core entries have no fragments of that kind.
+template <class Cfg, class = void>
+struct SplitFragments : std::false_type {};
+template <class Cfg>
+struct SplitFragments<Cfg, std::void_t<decltype(Cfg::fm)>> : std::bool_constant<Cfg::fm != Cfg::tm> {};
+
 template <class Base, int kBk, int kGroupLanes, int kLanesM, int kMinBlocks>
 struct Gemm : Base {
   static constexpr int bk = kBk, group_lanes = kGroupLanes, lanes_m = kLanesM, min_blocks = kMinBlocks;
@@ -115,10 +123,10 @@ int fitted_percent() {
 template <class Cfg, class T>
 void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                     const Matrix<T>& ref, int reps, double base_s) {
-  using MK = typename Be::template micro_kernel<Cfg, T, T>;
-  // Packet staging where the configuration has it and the operands allow it, as the dispatcher does.
-  using Plain = rd::GemmTeamTiled<Exec, Cfg, T, T, MK, true, false>;
-  using Packets = rd::GemmTeamTiled<Exec, Cfg, T, T, MK, true, false, Plain::vector_capable>;
+  // Packet staging where the configuration has it and the operands allow it, as the dispatcher does;
+  // an entry with an asynchronous copy component runs the asynchronous-staging kernel.
+  using Plain = rd::GemmKernelFor<Exec, Cfg, T, true, false, false>;
+  using Packets = rd::GemmKernelFor<Exec, Cfg, T, true, false, Plain::vector_capable>;
   const auto a = rd::strided_op(A, rd::Trans::N);
   const auto b = rd::strided_op(B, rd::Trans::N);
   const auto c = rd::strided_op(C, rd::Trans::N);
@@ -223,13 +231,66 @@ void sweep_gemm(int n, int reps) {
   }
 }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// ---- fp64 on the FP64 tensor cores: DMMA candidates --------------------------------------------
+// Register staging (gemm_team_tiled.hpp) or asynchronous copies (cp.async, gemm_team_async.hpp),
+// warp tiles of (kWm / 16) x (kWn / 8) m16n8k16 instructions, and the SIMT entry they replaced.
+template <bool kAsync>
+struct SweepAsync {};
+template <>
+struct SweepAsync<true> {
+  using async_copy = ridgeline::backends::cuda::AsyncCopySm80;
+};
+template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync>
+struct Dmma : SweepAsync<kAsync> {
+  static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
+  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
+  template <class T, class Acc>
+  using micro_kernel = ridgeline::backends::cuda::DmmaSm90MicroKernel<Dmma, T, Acc>;
+};
+
+void sweep_gemm_dmma(int n, int reps) {
+  using T = double;
+  Matrix<T> A("A", n, n), B("B", n, n), C("C", n, n), ref("ref", n, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * n * double(n) * n;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
+  std::printf("gemm NN %d^3 fp64: table entry %.3f ms %.1f GFLOP/s\n", n, base * 1e3, flops / base * 1e-9);
+  gemm_candidate<ridgeline::backends::cuda::GemmTilesFp64, T>("SIMT entry (before DMMA)", A, B, C, ref, reps,
+                                                              base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 2, false>, T>("regs 64x64x16 w32x32 2/SM", A, B, C, ref, reps,
+                                                           base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 3, false>, T>("regs 64x64x16 w32x32 3/SM", A, B, C, ref, reps,
+                                                           base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 2, 2, false>, T>("regs 128x64x16 w64x32 2/SM", A, B, C, ref, reps,
+                                                            base);
+  gemm_candidate<Dmma<128, 128, 16, 64, 32, 3, 1, true>, T>("async 128x128x16 w64x32 3st", A, B, C, ref, reps,
+                                                            base);
+  gemm_candidate<Dmma<128, 128, 16, 64, 32, 4, 1, true>, T>("async 128x128x16 w64x32 4st", A, B, C, ref, reps,
+                                                            base);
+  gemm_candidate<Dmma<128, 128, 32, 64, 32, 3, 1, true>, T>("async 128x128x32 w64x32 3st", A, B, C, ref, reps,
+                                                            base);
+  gemm_candidate<Dmma<128, 128, 16, 32, 64, 3, 1, true>, T>("async 128x128x16 w32x64 3st", A, B, C, ref, reps,
+                                                            base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true>, T>("async 128x64x16 w64x32 3st 2/SM", A, B, C, ref,
+                                                           reps, base);
+  gemm_candidate<Dmma<64, 128, 16, 32, 64, 3, 2, true>, T>("async 64x128x16 w32x64 3st 2/SM", A, B, C, ref,
+                                                           reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 32, 32, 4, 2, true>, T>("async 128x64x16 w32x32 4st 2/SM", A, B, C, ref,
+                                                           reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 4, 3, true>, T>("async 64x64x16 w32x32 4st 3/SM", A, B, C, ref,
+                                                          reps, base);
+}
+#endif
+
 // ---- non-square GEMM: the table's entries side by side ---------------------------------------
 // Each entry runs through launch_gemm, so split-K applies as it would in ridgeline::gemm.
 template <class Cfg, class T>
 void entry_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                      const Matrix<T>& ref, int reps, double base_s) {
-  using Plain =
-      rd::GemmTeamTiled<Exec, Cfg, T, T, typename Be::template micro_kernel<Cfg, T, T>, true, false>;
+  using Plain = rd::GemmKernelFor<Exec, Cfg, T, true, false, false>;
   std::printf("  (%s: %d K slices) ", name,
               rd::gemm_k_slices<Plain>(Exec(), A.extent(0), B.extent(1), A.extent(1)));
   gemm_candidate<Cfg, T>(name, A, B, C, ref, reps, base_s);
@@ -247,7 +308,7 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
   entry_candidate<rd::GemmPacketCfg<Exec, T>, T>("packet entry", A, B, C, ref, reps, base);
   entry_candidate<rd::GemmNarrowCfg<Exec, T>, T>("narrow entry", A, B, C, ref, reps, base);
   using P = rd::GemmPacketCfg<Exec, T>;
-  if constexpr (P::fm != P::tm) {
+  if constexpr (SplitFragments<P>::value) {
     entry_candidate<GemmPrefetch<P, false>, T>("packet entry, no prefetch", A, B, C, ref, reps, base);
     entry_candidate<GemmPrefetch<P, true>, T>("packet entry, prefetch", A, B, C, ref, reps, base);
     using N = rd::GemmNarrowCfg<Exec, T>;
@@ -271,7 +332,7 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
     set_carveout<KP>(100), set_carveout<KG>(100);
   }
 #endif
-  if constexpr (sizeof(T) == 4 && P::fm != P::tm) {
+  if constexpr (sizeof(T) == 4 && SplitFragments<P>::value) {
     // Few-row shapes on GPU tables (split fragments; the host micro-kernel needs whole-vector
     // micro-tiles): a deeper K step on narrow tiles.
     entry_candidate<GemmTeam<GemmShape<P, 64, 128, 16, 8, 8, 128, 8>, 128, 2>, T>("64x128x16, 8x8, 2/SM", A,
@@ -422,7 +483,11 @@ int main(int argc, char** argv) {
   for (int n : gemm_n) {
     if (n <= 0) continue;  // --gemm 0: no square GEMM sweep
     sweep_gemm<float, typename Be::template gemm<float>>(n, reps);
+#if defined(KOKKOS_ENABLE_CUDA)
+    sweep_gemm_dmma(n, reps);
+#else
     sweep_gemm<double, typename Be::template gemm<double>>(n, reps);
+#endif
   }
   for (const auto& r : rect) {
     long long m = 0, n = 0, k = 0;

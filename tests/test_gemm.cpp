@@ -230,15 +230,16 @@ TEST(Gemm, GuardBandRightDouble) {
 }
 
 // Two calls on the same inputs must give the same bits (and the right answer).
+template <class T = float>
 void rerun_is_bit_identical(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
-  auto A = make_matrix<float, Kokkos::LayoutLeft>("A", m, k);
-  auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, n);
-  auto C1 = make_matrix<float, Kokkos::LayoutLeft>("C1", m, n);
-  auto C2 = make_matrix<float, Kokkos::LayoutLeft>("C2", m, n);
+  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", m, k);
+  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", k, n);
+  auto C1 = make_matrix<T, Kokkos::LayoutLeft>("C1", m, n);
+  auto C2 = make_matrix<T, Kokkos::LayoutLeft>("C2", m, n);
   fill_random(A, seed), fill_random(B, seed + 1);
-  fill_value(C1, poison<float>()), fill_value(C2, poison<float>());
-  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C1);
-  ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C2);
+  fill_value(C1, poison<T>()), fill_value(C2, poison<T>());
+  ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), C1);
+  ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), C2);
   Kokkos::fence();
   const auto h1 = to_host(C1), h2 = to_host(C2);
   EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0)
@@ -759,6 +760,98 @@ TEST(GemmTeamKernel, FragmentPrefetchOneThread) {
 TEST(GemmTeamKernel, FragmentPrefetchEightThreads) {
   prefetch_matches_k_loop<8>();
 }
+
+// ---- the DMMA micro-kernel and asynchronous staging, on small tiles with tails -------------------
+// The CUDA table's fp64 entries run the FP64 tensor cores (backends/cuda/dmma_sm90.hpp), with
+// register staging (any strides) or asynchronous copies (packets). These tiles are small enough for
+// every edge case to matter: M, N and K tails, odd extents whose last packet is half inside, every
+// orientation of each operand (k-major and k-contiguous scratch), split-K, and reruns.
+#if defined(KOKKOS_ENABLE_CUDA)
+template <bool kAsync>
+struct AsyncStagingOf {};
+template <>
+struct AsyncStagingOf<true> {
+  using async_copy = backends::cuda::AsyncCopySm80;
+};
+
+template <int kBm, int kBn, int kWm, int kWn, int kStages, bool kAsync>
+struct DmmaTiles : AsyncStagingOf<kAsync> {
+  static constexpr int bm = kBm, bn = kBn, bk = 16;
+  static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
+  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = 1, scratch_level = 0, group_m = 2;
+  template <class T, class Acc>
+  using micro_kernel = backends::cuda::DmmaSm90MicroKernel<DmmaTiles, T, Acc>;
+};
+
+// C = 0.7 op(A) op(B) - 0.4 C through kernel Cfg, with op(A) m- or k-contiguous (kAFastM) and op(B)
+// n- or k-contiguous (kBFastN). The operands are sub-views of buffers whose leading dimension is
+// rounded up to even, so every line starts 16-byte aligned (packets) while m, n, k stay odd.
+template <class Cfg, bool kAFastM, bool kBFastN>
+void run_dmma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
+  using Kernel = detail::GemmKernelFor<Exec, Cfg, double, kAFastM, kBFastN, true>;
+  const auto even = [](std::int64_t x) { return x + (x & 1); };
+  const std::int64_t ar = kAFastM ? m : k, ac = kAFastM ? k : m;  // A as stored, LayoutLeft
+  const std::int64_t br = kBFastN ? n : k, bc = kBFastN ? k : n;
+  Kokkos::View<double**, Kokkos::LayoutLeft, Mem> bigA("bigA", even(ar), ac), bigB("bigB", even(br), bc);
+  auto A = Kokkos::subview(bigA, std::make_pair(std::int64_t(0), ar), Kokkos::ALL);
+  auto B = Kokkos::subview(bigB, std::make_pair(std::int64_t(0), br), Kokkos::ALL);
+  auto C = make_matrix<double, Kokkos::LayoutLeft>("C", m, n);
+  fill_random(bigA, seed), fill_random(bigB, seed + 1), fill_random(C, seed + 2);
+  const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
+  const auto a = detail::strided_op(A, kAFastM ? detail::Trans::N : detail::Trans::T);
+  const auto b = detail::strided_op(B, kBFastN ? detail::Trans::T : detail::Trans::N);
+  const detail::Strided2D<const double> ac_{a.data, a.rows, a.cols, a.rs, a.cs}, bc_{b.data, b.rows, b.cols, b.rs, b.cs};
+  ASSERT_EQ(detail::rows_contiguous(ac_), kAFastM);
+  ASSERT_EQ(detail::rows_contiguous(bc_), !kBFastN);
+  if (detail::AsyncEntry<Cfg>::value) ASSERT_TRUE(detail::packet_staging_applies<Kernel>(ac_, bc_));
+  detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), 0.7, -0.4);
+  Kokkos::fence();
+  const auto want = reference_gemm(transpose_if(hA, !kAFastM), transpose_if(hB, kBFastN), hC0, 0.7, -0.4,
+                                   std::numeric_limits<double>::epsilon());
+  EXPECT_TRUE(matches(to_host(C), want)) << "DMMA " << (detail::AsyncEntry<Cfg>::value ? "async" : "registers")
+                                         << " kAFastM=" << kAFastM << " kBFastN=" << kBFastN << " " << m << "x"
+                                         << n << "x" << k;
+}
+
+template <class Cfg>
+void run_dmma_tiles_all() {
+  // 32x16x16 tiles: 71x37x83 leaves tails of 7, 5 and 3, and odd extents; 5 K steps, more than the
+  // stages in flight. 20x9x5 is a single partial tile and a single partial K step.
+  std::uint64_t seed = 9100;
+  const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {64, 32, 48}};
+  for (const auto& s : shapes) {
+    run_dmma_tiles<Cfg, true, false>(s[0], s[1], s[2], seed += 3);
+    run_dmma_tiles<Cfg, false, true>(s[0], s[1], s[2], seed += 3);
+    run_dmma_tiles<Cfg, true, true>(s[0], s[1], s[2], seed += 3);
+    run_dmma_tiles<Cfg, false, false>(s[0], s[1], s[2], seed += 3);
+  }
+}
+
+TEST(GemmDmma, RegisterStaging) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 2, false>>();
+}
+TEST(GemmDmma, AsyncStagingThreeStages) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 3, true>>();
+}
+TEST(GemmDmma, AsyncStagingTwoStagesWideWarps) {
+  run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 2, true>>();
+}
+
+// The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet
+// entry, and a bit-identical rerun of it.
+TEST(GemmDmma, TableEntriesSplitKAndRerun) {
+  const TileConfig packets = gemm_tile_config<Exec, double>(true);
+  EXPECT_EQ(packets.micro_kernel, "dmma-m16n8k16");
+  EXPECT_EQ((gemm_tile_config<Exec, double>(false).micro_kernel), "dmma-m16n8k16");
+  using L = Kokkos::LayoutLeft;
+  few_tiles_case<double, L, L>('N', 'N', 128, 256, reduced() ? 1024 : 4096, 0.5, 9301, true);
+  few_tiles_case<double, L, L>('T', 'T', 130, 250, reduced() ? 1001 : 4001, 0.0, 9304, true);
+  rerun_is_bit_identical<double>(128, 256, reduced() ? 1024 : 4096, 9307);
+  rerun_is_bit_identical<double>(1000, 1000, 1000, 9310);
+}
+#endif
 
 }  // namespace
 }  // namespace ridgeline::test

@@ -23,8 +23,11 @@
 // 4097^3 (perf/results/h200-2026-11-30-565bb80-sweep.txt); fp64 was unchanged (1.00x), so its
 // entry keeps Kokkos's setting.
 #include <cstdint>
+#include <ridgeline/backends/cuda/async_copy_sm80.hpp>
 #include <ridgeline/backends/cuda/carveout.hpp>
+#include <ridgeline/backends/cuda/dmma_sm90.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
+#include <ridgeline/backends/cuda/team_scratch.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::cuda {
@@ -61,10 +64,10 @@ struct GemmTilesFp32Narrow {
   static constexpr bool prefer_l1 = true;
 };
 
-// fp64: 128x128x8 on 256 threads, 8x8 per thread in 2-wide (16-byte) fragments; 64 double
-// accumulators per thread. No fp64 candidate beat it (a7e9c26 sweep: 128x64 and 64x128 on 128
-// threads at two teams per SM, 0.93-1.00x). Fragment prefetch (gemm_team_tiled.hpp) ran 1.02x on
-// 4096^3 and 8192^3, and warps of 8x4 lanes 1.005-1.01x on top
+// fp64 SIMT (no longer chosen; the tile sweep's baseline for the DMMA entries): 128x128x8 on 256 threads, 8x8
+// per thread in 2-wide (16-byte) fragments; 64 double accumulators per thread. No fp64 candidate beat it
+// (a7e9c26 sweep: 128x64 and 64x128 on 128 threads at two teams per SM, 0.93-1.00x). Fragment prefetch
+// (gemm_team_tiled.hpp) ran 1.02x on 4096^3 and 8192^3, and warps of 8x4 lanes 1.005-1.01x on top
 // (perf/results/h200-2026-11-30-prefetch-sweep.txt). The fp32 entries keep k_loop: with prefetch
 // they ran 0.88-0.98x, though their steady loops hold the same instructions and no spills (SASS);
 // not explained yet.
@@ -75,6 +78,42 @@ struct GemmTilesFp64 {
   static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
   static constexpr int scratch_level = 0, group_m = 8, group_lanes = 32, lanes_m = 8;
   static constexpr bool prefetch_fragments = true;
+};
+
+// fp64 on the FP64 tensor cores (DMMA m16n8k16, dmma_sm90.hpp): 64x64x16 on 128 threads, a 32x32
+// tile per warp (2 x 4 instructions per k16), so a lane holds 32 accumulators, 16 B and 8 A
+// fragment values, and 16 staged elements. Register staging as in the SIMT entries; 2 x 16 x 68
+// doubles per operand is 34.8 KB of scratch, under Kokkos 3.4's 40 KB team cap. The +4 pads keep
+// the fragment reads conflict-free (dmma_sm90.hpp). First cut: not yet swept.
+struct GemmTilesFp64Dmma {
+  static constexpr int bm = 64, bn = 64, bk = 16;
+  static constexpr int warp_m = 32, warp_n = 32;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
+  static constexpr int scratch_level = 0, group_m = 8;
+  template <class T, class Acc>
+  using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64Dmma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
+};
+
+// fp64 on the FP64 tensor cores with asynchronous staging (cp.async, gemm_team_async.hpp), for
+// operands that stage in 16-byte packets: 128x128x16 on 256 threads, 64x32 per warp (4 x 4
+// instructions per k16), so a lane holds 64 accumulators and 24 fragment values but no staged
+// elements: one team per SM by registers. Three K steps in flight: 3 x (16 x 132 + 128 x 20)
+// doubles = 112 KB of scratch (k-contiguous operands stay k-contiguous, pad_k keeps their lines
+// conflict-free), above Kokkos 3.4's 48 KB, lifted by team_scratch.hpp. First cut: not yet swept.
+struct GemmTilesFp64DmmaAsync {
+  static constexpr int bm = 128, bn = 128, bk = 16;
+  static constexpr int warp_m = 64, warp_n = 32;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
+  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
+  static constexpr int team_size = 256, vector_length = 1, stages = 3, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopySm80;
+  template <class T, class Acc>
+  using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64DmmaAsync, T, Acc>;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
 };
 
 // GEMV "rows": 16-byte packets down a column, 64 rows per team, so a column chunk is 256 B read by
@@ -116,11 +155,11 @@ struct GemvDotTiles {
 struct Tiles {
   static constexpr const char* name = "cuda";
   template <class T>
-  using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
+  using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64Dmma, GemmTilesFp32>;
   template <class T>
-  using gemm_packets = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Packets>;
+  using gemm_packets = std::conditional_t<sizeof(T) == 8, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets>;
   template <class T>
-  using gemm_packets_narrow = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32Narrow>;
+  using gemm_packets_narrow = std::conditional_t<sizeof(T) == 8, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>
@@ -131,6 +170,12 @@ struct Tiles {
   template <class Kernel, class Exec>
   static void prefer_l1(const Exec& exec, std::size_t team_shmem, int team_size) {
     fit_carveout<Kernel>(exec, team_shmem, team_size);
+  }
+  // Team scratch for Kernel beyond Kokkos's limit, where this Kokkos needs the hook (team_scratch.hpp);
+  // 0: Kokkos's own limit applies.
+  template <class Kernel, class Exec>
+  static std::size_t team_scratch_limit(const Exec& exec, int team_size) {
+    return lift_team_scratch_limit<Kernel>(exec, team_size);
   }
   // Calls on a CUDA instance are asynchronous: their workspace is per stream.
   template <class Exec>
@@ -143,7 +188,9 @@ struct Tiles {
   // packets on 4096^3 (perf/results/h200-2026-11-30-e1a543c-README.md).
   static constexpr std::int64_t pack_min_extent = 2048;
   template <class Cfg, class T, class Acc>
-  using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>;
+  using micro_kernel =
+      typename detail::EntryMicroKernel<Cfg, T, Acc,
+                                        detail::PortableMicroKernel<Cfg, T, Acc, SharedScratchAccess>>::type;
   static constexpr const char* micro_kernel_name = "simt-lds128";
   template <class T>
   using gemv_rows = GemvRowsTiles<T>;

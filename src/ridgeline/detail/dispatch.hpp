@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "ridgeline/detail/gemm_team_async.hpp"
 #include "ridgeline/detail/gemm_team_tiled.hpp"
 #include "ridgeline/detail/gemv_team.hpp"
 #include "ridgeline/detail/strided.hpp"
@@ -101,11 +102,19 @@ template <class ExecSpace, class T>
 using GemmPacketCfg = typename PacketCfgOf<Backend<ExecSpace, T>, T>::type;
 template <class ExecSpace, class T>
 using GemmNarrowCfg = typename NarrowCfgOf<Backend<ExecSpace, T>, T>::type;
-template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool kVec>
-using GemmKernelFor = GemmTeamTiled<
-    ExecSpace, Cfg, T, typename AccumulatorOf<T>::type,
-    typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, typename AccumulatorOf<T>::type>, kAFastM,
-    kBFastN, kVec>;
+// An entry that names an asynchronous copy component (`async_copy`) runs the asynchronous-staging
+// team kernel, which stages 16-byte packets only (the dispatcher checks packet_staging_applies
+// first); every other entry runs register or direct staging.
+template <class Cfg, class = void>
+struct AsyncEntry : std::false_type {};
+template <class Cfg>
+struct AsyncEntry<Cfg, std::void_t<typename Cfg::async_copy>> : std::true_type {};
+template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool kVec,
+          class Acc = typename AccumulatorOf<T>::type,
+          class MK = typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, Acc>>
+using GemmKernelFor =
+    std::conditional_t<AsyncEntry<Cfg>::value, GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN>,
+                       GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec>>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
 using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
@@ -128,11 +137,28 @@ bool aligned_to(const T* p, int elems) {
   return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
 }
 
-// Rejects a tile configuration the backend cannot run, before anything is launched.
+// The level-0 team scratch a backend can give Kernel beyond what its Kokkos policy reports (the CUDA
+// table lifts Kokkos 3.4's 48 KB, team_scratch.hpp); 0 where it has no such hook.
+template <class Be, class Kernel, class ExecSpace, class = void>
+struct TeamScratchLimit {
+  static std::size_t of(const ExecSpace&, int) { return 0; }
+};
+template <class Be, class Kernel, class ExecSpace>
+struct TeamScratchLimit<
+    Be, Kernel, ExecSpace,
+    std::void_t<decltype(Be::template team_scratch_limit<Kernel>(std::declval<const ExecSpace&>(), 0))>> {
+  static std::size_t of(const ExecSpace& e, int team_size) {
+    return Be::template team_scratch_limit<Kernel>(e, team_size);
+  }
+};
+
+// Rejects a tile configuration the backend cannot run, before anything is launched. lifted: the
+// backend's own level-0 limit for this kernel, where it raised Kokkos's (0: none).
 template <class Policy, class Functor>
 void require_fits(const Policy& policy, const Functor& f, int level, std::size_t bytes, int team_size,
-                  const char* func, const std::string& what) {
-  const std::size_t max_bytes = static_cast<std::size_t>(policy.scratch_size_max(level));
+                  const char* func, const std::string& what, std::size_t lifted = 0) {
+  std::size_t max_bytes = static_cast<std::size_t>(policy.scratch_size_max(level));
+  if (level == 0 && lifted > max_bytes) max_bytes = lifted;
   if (bytes > max_bytes) {
     throw std::invalid_argument(std::string("ridgeline::") + func + ": tile configuration " + what +
                                 " needs " + std::to_string(bytes) + " B of level-" + std::to_string(level) +
@@ -214,7 +240,7 @@ inline KSplit split_k(std::int64_t k, int bk, int slices) {
 template <class Kernel, class ExecSpace>
 int gemm_k_slices(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t k) {
   using Cfg = typename Kernel::config;
-  if constexpr (Cfg::stages != 2) {
+  if constexpr (Cfg::stages == 1) {
     return 1;  // single-stage (host) tables: a core per tile is plenty, and staging is K-global
   } else {
     using Be = typename BackendFor<ExecSpace>::type;
@@ -284,8 +310,13 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   const int slices = gemm_k_slices<Kernel>(exec, c.rows, c.cols, a.cols);
   typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
                                       Cfg::vector_length);
+  using Be = typename BackendFor<ExecSpace>::type;
+  const std::size_t lifted =
+      Kernel::scratch_bytes() > std::size_t(policy.scratch_size_max(Cfg::scratch_level))
+          ? TeamScratchLimit<Be, Kernel, ExecSpace>::of(exec, Cfg::team_size)
+          : 0;
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
-               describe_gemm_cfg<Cfg>());
+               describe_gemm_cfg<Cfg>(), lifted);
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   if (slices > 1) {
     // The partials live in the instance's workspace, held until both kernels are enqueued.
@@ -446,7 +477,7 @@ inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, int bm, int bn, std::i
 template <class ExecSpace, class T>
 PeelPlan gemm_peel_plan(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b) {
   using Cfg = GemmPacketCfg<ExecSpace, T>;
-  if constexpr (Cfg::stages != 2) {
+  if constexpr (Cfg::stages == 1) {
     (void)exec, (void)a, (void)b;
     return {};
   } else {

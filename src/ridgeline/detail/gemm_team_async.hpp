@@ -1,0 +1,207 @@
+#pragma once
+// The team tile level with asynchronous staging: one Kokkos team computes one BM x BN tile of C,
+// like GemmTeamTiled, but the operand tiles travel from global memory to scratch through the copy
+// component that the table entry names (Cfg::async_copy; cp.async on CUDA), kStages K steps deep:
+//
+//   prologue: issue K steps 0 .. S-2, one copy group each
+//   for each K step kt:
+//     wait until step kt's group has landed (this thread's copies), team barrier (everyone's)
+//     issue step kt + S - 1 into the buffer that step kt - 1 was computed from
+//     micro-kernel mac on step kt's buffer (every thread; warp-level kernels need whole warps)
+//   epilogue (gemm_epilogue.hpp)
+//
+// One barrier per K step; it also tells every thread that the buffer it is about to refill is no
+// longer read. Staging costs no registers, which register staging (gemm_team_tiled.hpp) cannot
+// offer to a tensor-core micro-kernel that already holds 64 accumulators and its fragments.
+//
+// The copies move 16 bytes and cannot transpose, so each operand keeps its contiguous index
+// contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a), and op(A)
+// walking k contiguously m-major, (BM, BK + pad_k); likewise B. The micro-kernel reads either
+// through mac_in (micro_tile.hpp). Operands must stage in 16-byte packets (unit stride along the
+// contiguous index, 16-byte aligned lines): the dispatcher checks packet_staging_applies first.
+// Tile edges and the K tail read zeros: a packet's copy is cut to its valid bytes, the rest filled.
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+
+#include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/gemm_epilogue.hpp"
+#include "ridgeline/detail/gemm_team_tiled.hpp"
+#include "ridgeline/detail/micro_tile.hpp"
+#include "ridgeline/detail/strided.hpp"
+
+namespace ridgeline::detail {
+
+template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
+          bool kVec = true>
+struct GemmTeamAsync {
+  static_assert(kVec, "asynchronous staging copies 16-byte packets");
+  static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
+  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
+  using member_type = typename policy_type::member_type;
+  using config = Cfg;
+  using accumulator_type = Acc;
+  using Copy = typename Cfg::async_copy;
+  using Owner = typename MK::Owner;
+  static constexpr bool a_fast_m = kAFastM, b_fast_n = kBFastN;
+
+  static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
+  static constexpr int kThreads = Cfg::team_size, kStages = Cfg::stages;
+  static_assert(kStages >= 2, "at least one K step in flight while another is computed");
+  static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
+  static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
+  static constexpr int kCV = GemmEpilogue<T, Acc, MK>::kCV;
+  static constexpr bool c_packet_capable = GemmEpilogue<T, Acc, MK>::c_packet_capable;
+
+  // One operand's tile per stage, as lines of its contiguous ("fast") index: kF elements per line,
+  // kS lines, kLd elements apart (the fast extent plus padding, a multiple of 16 bytes).
+  template <int kF, int kS, int kLdElems>
+  struct Tile {
+    static constexpr int kPerLine = kF / kVecW;                  // packets per line
+    static constexpr int kPackets = kF * kS / kVecW / kThreads;  // packets per thread
+    static_assert(kF % kVecW == 0 && kLdElems % kVecW == 0, "lines are whole, aligned packets");
+    static_assert(kThreads % kPerLine == 0 && (kF * kS / kVecW) % kThreads == 0,
+                  "a K step's packets split evenly, each thread keeping one place in the line");
+    static constexpr int kLineStep = kThreads / kPerLine;  // lines between a thread's packets
+    static constexpr int kLd = kLdElems;
+    static constexpr int kElems = kS * kLd;  // scratch elements per stage
+  };
+  static constexpr int kLdA = kAFastM ? BM + Cfg::pad_a : BK + Cfg::pad_k;
+  static constexpr int kLdB = kBFastN ? BN + Cfg::pad_b : BK + Cfg::pad_k;
+  using TileA = Tile<kAFastM ? BM : BK, kAFastM ? BK : BM, kLdA>;
+  using TileB = Tile<kBFastN ? BN : BK, kBFastN ? BK : BN, kLdB>;
+  // Element (m, k) of As and (n, k) of Bs, for the micro-kernel.
+  using LayoutA = ScratchLayout<kAFastM ? 1 : kLdA, kAFastM ? kLdA : 1>;
+  using LayoutB = ScratchLayout<kBFastN ? 1 : kLdB, kBFastN ? kLdB : 1>;
+  static constexpr bool vector_capable = true;
+
+  Strided2D<const T> a;  // op(A): M x K
+  Strided2D<const T> b;  // op(B): K x N
+  Strided2D<T> c;        // M x N
+  Acc alpha, beta;
+  int tiles_m, tiles_n;
+  // Split-K, as in GemmTeamTiled.
+  Acc* work = nullptr;
+  int k_slices = 1;
+  std::int64_t k_chunk = 0;
+  bool c_packets = false;
+
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
+    return align_up(sizeof(T) * kStages * TileA::kElems) + align_up(sizeof(T) * kStages * TileB::kElems) +
+           2 * scratch_align;
+  }
+
+  // The thread's first packet of a K step in each operand: (fast, slow) inside the step's tile.
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int f0_of(int t, int per_line) {
+    return (t % per_line) * kVecW;
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int s0_of(int t, int per_line) { return t / per_line; }
+
+  // Issues K step kt (of the team's range) into stage buffers (As, Bs); kChecked for edge tiles
+  // and the K tail.
+  template <bool kChecked>
+  KOKKOS_FORCEINLINE_FUNCTION void issue(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0,
+                                         std::int64_t k_end, T* As, T* Bs) const {
+    {
+      const int f0 = f0_of(t, TileA::kPerLine), s0 = s0_of(t, TileA::kPerLine);
+      // op(A)(m, k) = a.data[m * rs + k * cs]; fast index m (kAFastM) or k.
+      const std::int64_t m = m0 + (kAFastM ? f0 : s0), k = k0 + (kAFastM ? s0 : f0);
+      const T* p = a.data + m * a.rs + k * a.cs;
+      const std::int64_t ss = kAFastM ? a.cs : a.rs;
+      const std::int64_t lim_f = kAFastM ? a.rows - m0 : k_end - k0;
+      const std::int64_t lim_s = kAFastM ? k_end - k0 : a.rows - m0;
+      issue_lines<TileA, kChecked>(As, a.data, p, ss, f0, s0, lim_f, lim_s);
+    }
+    {
+      const int f0 = f0_of(t, TileB::kPerLine), s0 = s0_of(t, TileB::kPerLine);
+      // op(B)(k, n) = b.data[k * rs + n * cs]; fast index n (kBFastN) or k.
+      const std::int64_t n = n0 + (kBFastN ? f0 : s0), k = k0 + (kBFastN ? s0 : f0);
+      const T* p = b.data + k * b.rs + n * b.cs;
+      const std::int64_t ss = kBFastN ? b.rs : b.cs;
+      const std::int64_t lim_f = kBFastN ? b.cols - n0 : k_end - k0;
+      const std::int64_t lim_s = kBFastN ? k_end - k0 : b.cols - n0;
+      issue_lines<TileB, kChecked>(Bs, b.data, p, ss, f0, s0, lim_f, lim_s);
+    }
+  }
+
+  // One operand's copies of one K step into its stage buffer S. p: the thread's first packet in
+  // the operand, at (fast, slow) = (f0, s0) of the step's tile; the fast stride is 1 (packet
+  // precondition), ss the slow one. lim_f and lim_s: the elements left along the fast and slow index
+  // from the tile's origin (zero or negative: none). kChecked cuts each packet to what is inside;
+  // otherwise nothing is tested.
+  template <class Tl, bool kChecked>
+  KOKKOS_FORCEINLINE_FUNCTION static void issue_lines(T* S, const T* origin, const T* p, std::int64_t ss,
+                                                      int f0, int s0, std::int64_t lim_f,
+                                                      std::int64_t lim_s) {
+    RIDGELINE_UNROLL
+    for (int r = 0; r < Tl::kPackets; ++r) {
+      const int s = s0 + r * Tl::kLineStep;
+      T* dst = S + s * Tl::kLd + f0;
+      const T* src = p + std::int64_t(r) * Tl::kLineStep * ss;
+      if constexpr (kChecked) {
+        const std::int64_t left = lim_f - f0;
+        const int n = s < lim_s ? (left >= kVecW ? kVecW : (left > 0 ? int(left) : 0)) : 0;
+        // A packet with nothing inside reads nothing; it still gets an address inside the operand.
+        Copy::copy16(dst, n > 0 ? src : origin, n * int(sizeof(T)));
+      } else {
+        Copy::copy16(dst, src);
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n, k_slices,
+                                                               k_chunk, a.cols);
+    auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
+    T* As =
+        static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems,
+                                                  scratch_align));  // kStages x (BK, BM+pad) or (BM, BK+pad)
+    T* Bs =
+        static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileB::kElems,
+                                                  scratch_align));  // kStages x (BK, BN+pad) or (BN, BK+pad)
+    const int t = team.team_rank();
+    const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
+    const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
+    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
+    const int nk_full = interior ? static_cast<int>((k_end - k_begin) / BK) : 0;
+    const auto issue_step = [&](int kt, int stage) {
+      const std::int64_t k0 = k_begin + std::int64_t(kt) * BK;
+      T* as = As + stage * TileA::kElems;
+      T* bs = Bs + stage * TileB::kElems;
+      if (kt < nk_full) {
+        issue<false>(t, m0, n0, k0, k_end, as, bs);
+      } else {
+        issue<true>(t, m0, n0, k0, k_end, as, bs);
+      }
+    };
+
+    RIDGELINE_UNROLL
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < nk) issue_step(s, s);
+      Copy::commit();  // empty groups keep the count that wait<> relies on
+    }
+    const Owner o = MK::owner(t);
+    typename MK::Accumulator acc;
+    MK::zero(acc);
+    int read = 0, write = kStages - 1;  // the stages of K step kt and kt + kStages - 1
+    for (int kt = 0; kt < nk; ++kt) {
+      Copy::template wait<kStages - 2>();
+      team.team_barrier();
+      if (kt + kStages - 1 < nk) issue_step(kt + kStages - 1, write);
+      Copy::commit();
+      MK::template mac_in<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems, o);
+      read = read + 1 == kStages ? 0 : read + 1;
+      write = write + 1 == kStages ? 0 : write + 1;
+    }
+    Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
+
+    const GemmEpilogue<T, Acc, MK> epi{c, alpha, beta, work, c_packets};
+    if (k_slices > 1) {
+      epi.store_partial(acc, m0, n0, o, tile.slice);
+    } else {
+      epi.store(acc, m0, n0, o);
+    }
+  }
+};
+
+}  // namespace ridgeline::detail
