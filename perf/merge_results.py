@@ -162,7 +162,7 @@ def main(argv=None):
     md.append(f"- ridgeline-perf: `{r0.get('command', '')}`")
     md.append(f"- cublas_baseline: `{meta['cublas'].get('command', '')}` ({meta['cublas'].get('date_utc', '?')})")
     md.append("- time = median per call (ms); GFLOP/s = 2MNK or 2MN / time; ratios = Ridgeline GFLOP/s / "
-              "baseline GFLOP/s (>1: Ridgeline faster); eff = measured / roofline-attainable (FP vector peak)")
+              "baseline GFLOP/s (>1: Ridgeline faster); eff = measured / roofline-attainable (FP vector peak; the matrix-unit peak for Ridgeline's tensor-core entries)")
     md.append("")
     md.append("| op | trans | shape | dtype | Ridgeline ms | Ridgeline GFLOP/s | GB/s | cuBLAS GFLOP/s | "
               "÷cuBLAS | cuBLAS dflt GFLOP/s | ÷cuBLAS dflt | KK GFLOP/s | ÷KK | bound | eff | "

@@ -329,6 +329,11 @@ ridgeline::DType dtype_of(Precision p) {
   return p == Precision::fp32 ? ridgeline::DType::fp32 : ridgeline::DType::fp64;
 }
 
+ridgeline::Unit unit_of(const PerfRecord& r) {
+  return r.impl == impl_ridgeline && r.tile && r.tile->matrix_unit ? ridgeline::Unit::matrix
+                                                                    : ridgeline::Unit::vector;
+}
+
 void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
   const bool beta_nonzero = ctx.opt.beta != 0.0;
   for (auto& r : rows) {
@@ -341,9 +346,10 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
     r.gflops = s.flops() / seconds * 1e-9;
     r.gbs = traffic.bytes / seconds * 1e-9;
     try {
-      // Every implementation measured here runs on the vector (SIMT/SIMD FMA) units.
-      const auto p = ridgeline::roofline::evaluate(ctx.spec, dtype_of(s.precision), ridgeline::Unit::vector,
-                                                   traffic, seconds);
+      // Ridgeline's tensor-core entries are held to the matrix unit's roof; everything else measured
+      // here (Kokkos Kernels' native kernels, Ridgeline's SIMT entries, GEMV) runs on the vector units.
+      const ridgeline::Unit unit = unit_of(r);
+      const auto p = ridgeline::roofline::evaluate(ctx.spec, dtype_of(s.precision), unit, traffic, seconds);
       r.intensity = p.intensity;
       r.attainable_gflops = p.attainable_flops * 1e-9;
       r.ridge = p.ridge;
@@ -377,7 +383,7 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
 
 void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, const Context& ctx) {
   std::vector<ridgeline::MeasuredPoint> points;
-  bool fp32 = false, fp64 = false;
+  bool fp32 = false, fp64 = false, fp64_matrix = false;
   for (const auto& r : rows) {
     if (!std::isfinite(r.gflops) || !std::isfinite(r.intensity)) continue;
     ridgeline::MeasuredPoint p;
@@ -386,10 +392,12 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
     p.gflops = r.gflops;
     points.push_back(p);
     (r.shape.precision == Precision::fp32 ? fp32 : fp64) = true;
+    if (r.shape.precision == Precision::fp64 && unit_of(r) == ridgeline::Unit::matrix) fp64_matrix = true;
   }
   std::vector<ridgeline::RoofSelection> roofs;
   if (fp32) roofs.push_back({ridgeline::DType::fp32, ridgeline::Unit::vector});
   if (fp64 || roofs.empty()) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::vector});
+  if (fp64_matrix) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::matrix});
   ridgeline::PlotOptions po;
   po.title = "Roofline: " + ctx.spec.name + " (" + ExecSpace::name() + ")";
   ridgeline::write_roofline_plot({ctx.spec}, roofs, points, path, po);

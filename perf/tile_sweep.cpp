@@ -260,28 +260,20 @@ void sweep_gemm_dmma(int n, int reps) {
   std::printf("gemm NN %d^3 fp64: table entry %.3f ms %.1f GFLOP/s\n", n, base * 1e3, flops / base * 1e-9);
   gemm_candidate<ridgeline::backends::cuda::GemmTilesFp64, T>("SIMT entry (before DMMA)", A, B, C, ref, reps,
                                                               base);
-  gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 2, false>, T>("regs 64x64x16 w32x32 2/SM", A, B, C, ref, reps,
-                                                           base);
-  gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 3, false>, T>("regs 64x64x16 w32x32 3/SM", A, B, C, ref, reps,
-                                                           base);
-  gemm_candidate<Dmma<128, 64, 16, 64, 32, 2, 2, false>, T>("regs 128x64x16 w64x32 2/SM", A, B, C, ref, reps,
-                                                            base);
-  gemm_candidate<Dmma<128, 128, 16, 64, 32, 3, 1, true>, T>("async 128x128x16 w64x32 3st", A, B, C, ref, reps,
-                                                            base);
-  gemm_candidate<Dmma<128, 128, 16, 64, 32, 4, 1, true>, T>("async 128x128x16 w64x32 4st", A, B, C, ref, reps,
-                                                            base);
-  gemm_candidate<Dmma<128, 128, 32, 64, 32, 3, 1, true>, T>("async 128x128x32 w64x32 3st", A, B, C, ref, reps,
-                                                            base);
-  gemm_candidate<Dmma<128, 128, 16, 32, 64, 3, 1, true>, T>("async 128x128x16 w32x64 3st", A, B, C, ref, reps,
-                                                            base);
-  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true>, T>("async 128x64x16 w64x32 3st 2/SM", A, B, C, ref,
+  // Sweeps 1-3 (perf/results/h200-2026-11-30-bc08c6d-dmma-sweep.txt, -dmma-sweep2.txt,
+  // -dmma-sweep3-paired.txt) chose 128x64 tiles at two teams per SM; these are the runners-up.
+  gemm_candidate<Dmma<128, 64, 32, 64, 32, 2, 2, true>, T>("async 128x64x32 w64x32 2st 2/SM", A, B, C, ref,
+                                                           reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true>, T>("async 128x64x16 w64x32 4st 2/SM", A, B, C, ref,
                                                            reps, base);
   gemm_candidate<Dmma<64, 128, 16, 32, 64, 3, 2, true>, T>("async 64x128x16 w32x64 3st 2/SM", A, B, C, ref,
                                                            reps, base);
-  gemm_candidate<Dmma<128, 64, 16, 32, 32, 4, 2, true>, T>("async 128x64x16 w32x32 4st 2/SM", A, B, C, ref,
-                                                           reps, base);
+  gemm_candidate<Dmma<128, 128, 32, 64, 32, 3, 1, true>, T>("async 128x128x32 w64x32 3st", A, B, C, ref, reps,
+                                                            base);
   gemm_candidate<Dmma<64, 64, 16, 32, 32, 4, 3, true>, T>("async 64x64x16 w32x32 4st 3/SM", A, B, C, ref,
                                                           reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 2, false>, T>("regs 64x64x16 w32x32 2/SM", A, B, C, ref, reps,
+                                                           base);
 }
 #endif
 

@@ -802,7 +802,8 @@ void run_dmma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_
   const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
   const auto a = detail::strided_op(A, kAFastM ? detail::Trans::N : detail::Trans::T);
   const auto b = detail::strided_op(B, kBFastN ? detail::Trans::T : detail::Trans::N);
-  const detail::Strided2D<const double> ac_{a.data, a.rows, a.cols, a.rs, a.cs}, bc_{b.data, b.rows, b.cols, b.rs, b.cs};
+  const detail::Strided2D<const double> ac_{a.data, a.rows, a.cols, a.rs, a.cs},
+      bc_{b.data, b.rows, b.cols, b.rs, b.cs};
   ASSERT_EQ(detail::rows_contiguous(ac_), kAFastM);
   ASSERT_EQ(detail::rows_contiguous(bc_), !kBFastN);
   if (detail::AsyncEntry<Cfg>::value) ASSERT_TRUE(detail::packet_staging_applies<Kernel>(ac_, bc_));
@@ -810,9 +811,9 @@ void run_dmma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_
   Kokkos::fence();
   const auto want = reference_gemm(transpose_if(hA, !kAFastM), transpose_if(hB, kBFastN), hC0, 0.7, -0.4,
                                    std::numeric_limits<double>::epsilon());
-  EXPECT_TRUE(matches(to_host(C), want)) << "DMMA " << (detail::AsyncEntry<Cfg>::value ? "async" : "registers")
-                                         << " kAFastM=" << kAFastM << " kBFastN=" << kBFastN << " " << m << "x"
-                                         << n << "x" << k;
+  EXPECT_TRUE(matches(to_host(C), want))
+      << "DMMA " << (detail::AsyncEntry<Cfg>::value ? "async" : "registers") << " kAFastM=" << kAFastM
+      << " kBFastN=" << kBFastN << " " << m << "x" << n << "x" << k;
 }
 
 template <class Cfg>

@@ -80,14 +80,17 @@ struct GemmTilesFp64 {
   static constexpr bool prefetch_fragments = true;
 };
 
-// fp64 on the FP64 tensor cores (DMMA m16n8k16, dmma_sm90.hpp): 64x64x16 on 128 threads, a 32x32
-// tile per warp (2 x 4 instructions per k16), so a lane holds 32 accumulators, 16 B and 8 A
-// fragment values, and 16 staged elements. Register staging as in the SIMT entries; 2 x 16 x 68
-// doubles per operand is 34.8 KB of scratch, under Kokkos 3.4's 40 KB team cap. The +4 pads keep
-// the fragment reads conflict-free (dmma_sm90.hpp). First cut: not yet swept.
+// fp64 on the FP64 tensor cores (DMMA m16n8k16, dmma_sm90.hpp) for operands that cannot stage in
+// packets (any strides and alignment): register staging as in the SIMT entries. 128x64x16 on 128
+// threads, a 64x32 tile per warp (4 x 4 instructions per k16): a lane holds 64 accumulators, 24
+// fragment values and 24 staged elements, two teams per SM. 2 x 16 x (132 + 68) doubles is 51 KB of
+// scratch, above Kokkos 3.4's 48 KB (team_scratch.hpp); the +4 pads keep the fragment reads
+// conflict-free. In the first DMMA sweep (perf/results/h200-2026-11-30-bc08c6d-dmma-sweep.txt,
+// 8192^3) it ran 1.12x the 64x64x16 register entry (32x32 per warp) and 1.22x that at three teams per
+// SM, and 0.88x the asynchronous packet entry below.
 struct GemmTilesFp64Dmma {
-  static constexpr int bm = 64, bn = 64, bk = 16;
-  static constexpr int warp_m = 32, warp_n = 32;
+  static constexpr int bm = 128, bn = 64, bk = 16;
+  static constexpr int warp_m = 64, warp_n = 32;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
@@ -95,25 +98,34 @@ struct GemmTilesFp64Dmma {
   template <class T, class Acc>
   using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64Dmma, T, Acc>;
   static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
 };
 
 // fp64 on the FP64 tensor cores with asynchronous staging (cp.async, gemm_team_async.hpp), for
-// operands that stage in 16-byte packets: 128x128x16 on 256 threads, 64x32 per warp (4 x 4
+// operands that stage in 16-byte packets: 128x64x16 on 128 threads, 64x32 per warp (4 x 4
 // instructions per k16), so a lane holds 64 accumulators and 24 fragment values but no staged
-// elements: one team per SM by registers. Three K steps in flight: 3 x (16 x 132 + 128 x 20)
-// doubles = 112 KB of scratch (k-contiguous operands stay k-contiguous, pad_k keeps their lines
-// conflict-free), above Kokkos 3.4's 48 KB, lifted by team_scratch.hpp. First cut: not yet swept.
+// elements; two teams per SM. Three K steps in flight: 3 x (16 x 132 + 64 x 20) doubles = 81 KB of
+// scratch per team (k-contiguous operands stay k-contiguous; pad_k keeps their lines conflict-free),
+// above Kokkos 3.4's 48 KB, lifted by team_scratch.hpp. Two DMMA sweeps on 8192^3 and 2500^3
+// (perf/results/h200-2026-11-30-bc08c6d-dmma-sweep.txt, -dmma-sweep2.txt): 1.13-1.14x the
+// 128x128x16 single team of 8 warps it replaced (8192^3), 1.27x on 2500^3; bk 32 with two stages
+// ran the same (1.126x), four stages 1.10x, 512-thread 128x128 teams spill (1.03x), and the
+// register-staged DMMA entry 1.01x. On 2500^3, 64x64 tiles at three teams per SM ran 1.11x this
+// entry (more, smaller tiles against 3.03 waves of 128x64); that choice belongs to the dispatcher.
+// Reading A in 16-byte pairs (its rows g and g + 8 permuted next to each other) ran 1.01x here and
+// 0.67x with register staging (-dmma-sweep3-paired.txt), so the micro-kernel keeps 8-byte reads.
 struct GemmTilesFp64DmmaAsync {
-  static constexpr int bm = 128, bn = 128, bk = 16;
+  static constexpr int bm = 128, bn = 64, bk = 16;
   static constexpr int warp_m = 64, warp_n = 32;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
-  static constexpr int team_size = 256, vector_length = 1, stages = 3, min_blocks = 1;
+  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>
   using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64DmmaAsync, T, Acc>;
   static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
 };
 
 // GEMV "rows": 16-byte packets down a column, 64 rows per team, so a column chunk is 256 B read by

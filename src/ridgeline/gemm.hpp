@@ -109,6 +109,7 @@ TileConfig describe_tile_config(bool packets) {
   t.scratch_bytes = static_cast<std::int64_t>(Kernel::scratch_bytes());
   t.micro_kernel =
       detail::EntryMicroKernelName<Cfg>::get(detail::Backend<ExecSpace, Scalar>::micro_kernel_name);
+  t.matrix_unit = detail::EntryMatrixUnit<Cfg>::value;
   t.staging = packets ? "packets" : "elements";
   return t;
 }

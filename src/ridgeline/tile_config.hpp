@@ -17,6 +17,7 @@ struct TileConfig {
   int scratch_level = 0;           // Kokkos scratch level the tiles live in
   std::int64_t scratch_bytes = 0;  // bytes of team scratch the kernel requests
   std::string micro_kernel;        // name of the micro-kernel ("portable", "cuda-simt-v4", ...)
+  bool matrix_unit = false;        // the micro-kernel runs on the matrix units (tensor cores, MFMA)
   std::string staging;             // "packets" (16-byte vector staging), "elements", or
                                    // "packets (operands copied aligned)"
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
