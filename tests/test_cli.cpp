@@ -104,6 +104,14 @@ TEST(Cli, CompareJson) {
   EXPECT_EQ(j[0]["gemm_compute_bound_n"].get<int>(), 240);  // ceil(20 * 8 * 3 / 2)
 }
 
+TEST(Cli, CompareMarksNoOutOfRangeFieldsForRealDevices) {
+  const auto r = run({"roofline", "compare", "h200", "--dtype", "fp64", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& row : nlohmann::json::parse(r.out)) EXPECT_TRUE(row["out_of_range"].empty()) << row.dump();
+  const auto csv = run({"roofline", "compare", "h200", "--dtype", "fp64", "--csv"});
+  EXPECT_TRUE(contains(csv.out, ",gemv_compute_bound_batch,out_of_range\n")) << csv.out;
+}
+
 TEST(Cli, UnknownDeviceListsTheKnownOnes) {
   const auto r = run({"roofline", "compare", "h200", "b300"});
   EXPECT_EQ(r.code, cli::kExitError);
