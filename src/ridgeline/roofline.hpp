@@ -104,8 +104,8 @@ TileLedger tile_ledger(int bm, int bn, int bk, DType in, DType acc, int threads,
 // doubles cannot pin the smallest count down (and no GEMM has such an extent).
 inline constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;
 // What the two functions below return when the count exceeds kMaxCount: a ridge past about 10^15
-// FLOP/B, or one that overflows a double, from an absurd peak or bandwidth. 0 still means the unit
-// lacks the dtype.
+// FLOP/B, or one that overflows a double, from an absurd peak or bandwidth in a spec built in code
+// (spec files are range-checked). 0 still means the unit lacks the dtype.
 inline constexpr std::int64_t kOutOfRange = -1;
 // Smallest n for which an n x n x n GEMM (ideal traffic, elements of the dtype) reaches I*.
 std::int64_t gemm_compute_bound_n(const DeviceSpec&, DType, Unit, bool beta_nonzero = false,
