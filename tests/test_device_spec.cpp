@@ -268,15 +268,26 @@ TEST(Json, ImplausibleFiguresNameFieldValueRangeAndLikelyUnit) {
   EXPECT_EQ(error_of(R"("l2_bytes":52428800,"boost_clock_ghz":1.98,"launch_overhead_s":5e-6)"), "");
 }
 
-TEST(Json, DeeplyNestedValuesAreDescribedNotDumped) {
-  // dump() recurses per level; an error message must not overflow the stack on a million levels.
+TEST(Json, DeeplyNestedValuesAreRefusedWithoutRecursion) {
+  // Copying or dumping a JSON value recurses once per level: a million levels must be refused while
+  // parsing, before ordered_json copies the field on reallocation or a message dumps it. The fields
+  // after the deep one make the object's field vector reallocate.
   const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
-  try {
-    parse_device_spec_json(R"({"name":"x","aliases":)" + deep + "}", "'deep'");
-    FAIL() << "expected std::invalid_argument";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find("field 'aliases'"), std::string::npos) << e.what();
+  for (const char* field : {"aliases", "compute_units", "peak_flops"}) {
+    try {
+      parse_device_spec_json(std::string(R"({"name":"x",")") + field + "\":" + deep +
+                                 R"(,"vendor":"v","backend":"cuda","arch":"a","source":"s","notes":"n"})",
+                             "'deep'");
+      ADD_FAILURE() << field << ": expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("field '") + field + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("nested more than 64 levels"), std::string::npos) << e.what();
+    }
   }
+  // What a spec needs (three levels) and a little more still parse to their field errors.
+  EXPECT_THROW(parse_device_spec_json(R"({"name":"x","aliases":[[[[1]]]]})", "'shallow'"),
+               std::invalid_argument);
 }
 
 TEST(Json, BuiltinAndHostSpecsAreInTheirPlausibleRanges) {

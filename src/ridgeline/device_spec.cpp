@@ -443,11 +443,27 @@ DeviceSpec parse_device_spec_json(const std::string& text, const std::string& or
   // The path of the last key read, so that a syntax error (a truncated file, a NaN written bare) can
   // say which field it is in.
   std::vector<std::string> path;
+  // A spec nests three levels (peak_flops.fp64.vector). Deeper values are refused while parsing:
+  // ordered_json keeps an object's fields in a vector whose reallocation copies them, and copying a
+  // value nested a million levels deep recurses once per level, overflowing the stack.
+  constexpr int kMaxDepth = 64;
   try {
     j = Json::parse(text, [&](int depth, Json::parse_event_t ev, Json& parsed) {
       if (ev == Json::parse_event_t::key && depth >= 1 && depth <= 3) {
         path.resize(static_cast<std::size_t>(depth));
         path.back() = parsed.get<std::string>();
+      }
+      if ((ev == Json::parse_event_t::object_start || ev == Json::parse_event_t::array_start) &&
+          depth >= kMaxDepth) {
+        const std::string deep =
+            "nested more than " + std::to_string(kMaxDepth) + " levels deep (a spec needs 3)";
+        if (path.empty())
+          throw std::invalid_argument("device spec " + origin +
+                                      ": expected a JSON object at the top, got a value " + deep);
+        std::string dotted;
+        for (const auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
+        throw std::invalid_argument("device spec " + origin + ": field '" + field_label(dotted) +
+                                    "': " + deep);
       }
       return true;
     });
