@@ -96,10 +96,12 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
   // 0; a log-scale plot of that would be a gnuplot error, so it is ours, naming the figures.
   for (double v : {l.xmin, l.xmax, l.ymin, l.ymax})
     if (!std::isfinite(v) || v <= 0)
-      throw std::invalid_argument("roofline plot: the axes cannot span the figures (intensity " + fmt(imin) +
-                                  " to " + fmt(imax) + " FLOP/B, up to " + fmt(pmax) +
-                                  " GFLOP/s, bandwidth from " + fmt(bwmin) +
-                                  " GB/s): check the specs' peak_flops and bandwidth fields");
+      throw std::invalid_argument(
+          "roofline plot: the axes cannot span the figures (intensity " + fmt(imin) + " to " + fmt(imax) +
+          " FLOP/B, up to " + fmt(pmax) + " GFLOP/s, bandwidth from " + fmt(bwmin) +
+          " GB/s): check field 'peak_flops' and field '" +
+          (opt.level == roofline::MemoryLevel::dram ? "dram_bw_bytes_per_s" : "l2_bw_bytes_per_s") +
+          "' of the specs");
   return l;
 }
 
