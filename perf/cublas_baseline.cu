@@ -234,7 +234,7 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
   const std::size_t nb = gemm ? std::size_t(s.b_rows() * s.b_cols()) : std::size_t(s.x_len());
   const std::size_t nc = std::size_t(s.out_elems());
   const double set_bytes = double(na + nb + nc) * sizeof(T);
-  const int n_sets = std::max(1, std::min(opt.max_buffer_sets, int(std::ceil(rotate_bytes / set_bytes))));
+  const int n_sets = case_footprint(s, rotate_bytes, opt.max_buffer_sets).sets;
 
   std::vector<BufferSet<T>> sets(static_cast<std::size_t>(n_sets));
   for (int i = 0; i < n_sets; ++i) {
@@ -371,6 +371,17 @@ int main(int argc, char** argv) {
 
   const double l2 = prop.l2CacheSize > 0 ? double(prop.l2CacheSize) : 64.0 * (1 << 20);
   const double rotate_bytes = opt.rotate_bytes >= 0 ? opt.rotate_bytes : 3.0 * l2;
+  // The same check as ridgeline-perf's: a shape too large for the device is a usage error naming it,
+  // before the first cudaMalloc.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  try {
+    check_shapes_fit(shapes, rotate_bytes, opt.max_buffer_sets, free_bytes,
+                     "the free memory of the CUDA device");
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "cublas_baseline: %s\n", e.what());
+    return 1;
+  }
 
   RunInfo info;
   for (int i = 0; i < argc; ++i) info.command += std::string(i ? " " : "") + argv[i];

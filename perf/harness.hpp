@@ -7,14 +7,50 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "shape_spec.hpp"
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime_api.h>
+#endif
+#if defined(__unix__)
+#include <unistd.h>
+#endif
 
 namespace ridgeline_perf {
 
 using ExecSpace = Kokkos::DefaultExecutionSpace;
 using MemSpace = ExecSpace::memory_space;
+
+// The memory the cases' buffers come from, in bytes, and what to call it; 0 when it cannot be
+// told. The host's is its physical memory (free memory would count the page cache as used). A GPU's
+// is what cudaMemGetInfo reports free now, after Kokkos and the context have taken theirs.
+struct ExecSpaceMemory {
+  std::uint64_t bytes = 0;
+  std::string name;
+};
+
+inline ExecSpaceMemory exec_space_memory() {
+  ExecSpaceMemory m;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if (std::is_same<MemSpace, Kokkos::CudaSpace>::value ||
+      std::is_same<MemSpace, Kokkos::CudaUVMSpace>::value) {
+    std::size_t free_b = 0, total_b = 0;
+    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) m.bytes = free_b;
+    m.name = "the free memory of the CUDA device";
+    return m;
+  }
+#endif
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0) m.bytes = std::uint64_t(pages) * std::uint64_t(page);
+#endif
+  m.name = "the host's physical memory";
+  return m;
+}
 
 template <class Scalar>
 using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>;

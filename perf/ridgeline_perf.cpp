@@ -52,6 +52,11 @@
 // and nvcc's extended lambdas may not live in functions with internal linkage.
 namespace ridgeline_perf {
 
+// Exit statuses: 0 all rows checked out, kExitUsage a bad option or shape (including one that does
+// not fit in memory), kExitMismatch a row that did not match the reference or failed to run.
+constexpr int kExitUsage = 1;
+constexpr int kExitMismatch = 2;
+
 constexpr const char* impl_ridgeline = "ridgeline";
 constexpr const char* impl_kk = "kokkos-kernels";
 constexpr const char* impl_openblas = "openblas";
@@ -233,12 +238,10 @@ Operands<Scalar> make_operands(const ShapeSpec& s, std::uint64_t seed, int set) 
 
 template <class Scalar>
 std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
-  const double set_bytes =
-      s.elem_bytes() * (s.op == Op::gemm ? double(s.a_rows()) * s.a_cols() + double(s.b_rows()) * s.b_cols() +
-                                               double(s.m) * s.n
-                                         : double(s.m) * s.n + double(s.x_len()) + double(s.y_len()));
-  const int n_sets =
-      std::max(1, std::min(ctx.opt.max_buffer_sets, int(std::ceil(ctx.rotate_bytes / set_bytes))));
+  // The same count check_shapes_fit checked against the memory before the first case ran.
+  const CaseFootprint footprint = case_footprint(s, ctx.rotate_bytes, ctx.opt.max_buffer_sets);
+  const double set_bytes = double(footprint.set_bytes);
+  const int n_sets = footprint.sets;
 
   std::vector<Operands<Scalar>> sets;
   for (int i = 0; i < n_sets; ++i) sets.push_back(make_operands<Scalar>(s, ctx.opt.seed, i));
@@ -468,7 +471,7 @@ int run(int argc, char** argv) {
     shapes = parse_shapes(opt.shapes);
   } catch (const std::exception& e) {
     std::cerr << "ridgeline-perf: " << e.what() << "\n";
-    return 1;
+    return kExitUsage;
   }
   if (opt.list_shapes) {
     for (const auto& s : shapes) std::cout << spec_string(s) << "\n";
@@ -477,7 +480,7 @@ int run(int argc, char** argv) {
   for (const auto& im : opt.impls)
     if (im != impl_ridgeline && im != impl_kk && im != impl_openblas) {
       std::cerr << "ridgeline-perf: unknown impl '" << im << "'\n";
-      return 1;
+      return kExitUsage;
     }
 
   // Only now, so that --help and --list-shapes work on a machine without the device.
@@ -492,6 +495,18 @@ int run(int argc, char** argv) {
     ctx.llc_bytes = std::max(ctx.llc_bytes, host_llc_bytes());
   if (ctx.llc_bytes <= 0) ctx.llc_bytes = 64.0 * (1 << 20);
   ctx.rotate_bytes = opt.rotate_bytes >= 0 ? opt.rotate_bytes : 3.0 * ctx.llc_bytes;
+  // Every case against the memory before the first allocation, so that a shape too large for it is a
+  // usage error naming the shape, not an allocation failure (or a wrapped-around size) mid-run.
+  // Unknown memory (0): the 64-bit overflow half of the check still applies.
+  const ExecSpaceMemory memory = exec_space_memory();
+  try {
+    check_shapes_fit(shapes, ctx.rotate_bytes, opt.max_buffer_sets,
+                     memory.bytes > 0 ? memory.bytes : UINT64_MAX,
+                     memory.bytes > 0 ? memory.name : "any memory");
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "ridgeline-perf: " << e.what() << "\n";
+    return kExitUsage;
+  }
   // An estimated spec (host CPUs) has no real memory bandwidth: measure it, so memory-bound rows
   // are judged against this machine rather than a placeholder.
   std::string bw_source = "spec";
@@ -556,7 +571,7 @@ int run(int argc, char** argv) {
 
   int status = 0;
   for (const auto& r : rows)
-    if (r.check == "MISMATCH" || r.check == "ERROR") status = 2;
+    if (r.check == "MISMATCH" || r.check == "ERROR") status = kExitMismatch;
 
   nlohmann::json meta = {{"ridgeline_version", ridgeline::version()},
                          {"exec_space", info.backend},

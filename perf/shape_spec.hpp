@@ -3,6 +3,8 @@
 // Standard C++ only: cublas_baseline.cu is compiled by a bare nvcc on the GPU machine, and both
 // programs must agree on the shape syntax and produce bit-identical inputs, so that the merge step
 // can compare their results without moving matrices between processes.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <sstream>
 #include <stdexcept>
@@ -167,6 +169,100 @@ inline std::vector<ShapeSpec> parse_shapes(const std::string& text) {
   }
   if (out.empty()) throw std::invalid_argument("no shapes in '" + text + "'");
   return out;
+}
+
+// ---- memory ------------------------------------------------------------------------------------
+// What one case allocates, checked before anything is: a shape of 99999999999^3 or a 2^32 x 2^32
+// GEMV would otherwise end in an allocation failure after the earlier shapes ran, or in a product
+// that wrapped around to a size that does fit and a run that never ends.
+
+namespace detail {
+// a * b, or false when the product passes 2^64 - 1.
+inline bool mul_u64(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
+  if (a != 0 && b > UINT64_MAX / a) return false;
+  out = a * b;
+  return true;
+}
+inline bool add_u64(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
+  if (b > UINT64_MAX - a) return false;
+  out = a + b;
+  return true;
+}
+// Bytes of a rows x cols matrix of the shape's element type.
+inline bool matrix_bytes(const ShapeSpec& s, std::int64_t rows, std::int64_t cols, std::uint64_t& out) {
+  std::uint64_t elems = 0;
+  return rows > 0 && cols > 0 && mul_u64(std::uint64_t(rows), std::uint64_t(cols), elems) &&
+         mul_u64(elems, std::uint64_t(s.elem_bytes()), out);
+}
+}  // namespace detail
+
+struct CaseFootprint {
+  bool overflow = false;          // a byte count passed 2^64 - 1: the case fits in no memory
+  std::uint64_t set_bytes = 0;    // one buffer set: A, B, C (GEMM) or A, x, y (GEMV)
+  int sets = 1;                   // buffer sets the timing rotates through
+  std::uint64_t check_bytes = 0;  // the check run's output and reference copies
+  std::uint64_t total_bytes = 0;  // sets x set_bytes + check_bytes
+};
+
+// The sets are as many as it takes to exceed rotate_bytes, at least 1 and at most max_sets.
+inline CaseFootprint case_footprint(const ShapeSpec& s, double rotate_bytes, int max_sets) {
+  CaseFootprint f;
+  std::uint64_t a = 0, b = 0, c = 0;
+  bool ok = detail::matrix_bytes(s, s.a_rows(), s.a_cols(), a);
+  if (s.op == Op::gemm) {
+    ok = ok && detail::matrix_bytes(s, s.b_rows(), s.b_cols(), b) && detail::matrix_bytes(s, s.m, s.n, c);
+  } else {
+    ok = ok && detail::matrix_bytes(s, s.x_len(), 1, b) && detail::matrix_bytes(s, s.y_len(), 1, c);
+  }
+  std::uint64_t out_bytes = 0;
+  ok = ok &&
+       detail::matrix_bytes(s, s.op == Op::gemm ? s.m : s.y_len(), s.op == Op::gemm ? s.n : 1, out_bytes);
+  ok = ok && detail::add_u64(a, b, f.set_bytes) && detail::add_u64(f.set_bytes, c, f.set_bytes);
+  ok = ok && detail::mul_u64(out_bytes, 2, f.check_bytes);
+  if (!ok) {
+    f.overflow = true;
+    return f;
+  }
+  // In double, clamped before the conversion: --rotate-bytes 1e30 must not overflow an int.
+  const double want = rotate_bytes > 0 ? std::ceil(rotate_bytes / double(f.set_bytes)) : 1.0;
+  f.sets = int(std::max(1.0, std::min(double(std::max(1, max_sets)), want)));
+  std::uint64_t rotated = 0;
+  f.overflow = !detail::mul_u64(f.set_bytes, std::uint64_t(f.sets), rotated) ||
+               !detail::add_u64(rotated, f.check_bytes, f.total_bytes);
+  return f;
+}
+
+inline std::string bytes_text(double b) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int i = 0;
+  while (b >= 1024 && i < 6) {
+    b /= 1024;
+    ++i;
+  }
+  std::ostringstream os;
+  os.precision(b < 10 ? 3 : 4);
+  os << b << " " << units[i];
+  return os.str();
+}
+
+// Throws std::invalid_argument naming the first case that does not fit in memory_bytes (the memory
+// of the execution space, described by memory_name), and by how much.
+inline void check_shapes_fit(const std::vector<ShapeSpec>& shapes, double rotate_bytes, int max_sets,
+                             std::uint64_t memory_bytes, const std::string& memory_name) {
+  for (const auto& s : shapes) {
+    const CaseFootprint f = case_footprint(s, rotate_bytes, max_sets);
+    if (f.overflow)
+      throw std::invalid_argument("shape '" + spec_string(s) + "' does not fit in " + memory_name + " (" +
+                                  bytes_text(double(memory_bytes)) +
+                                  "): its buffers need more than 2^64 bytes (16 EiB)");
+    if (f.total_bytes > memory_bytes)
+      throw std::invalid_argument(
+          "shape '" + spec_string(s) + "' does not fit in " + memory_name + ": it needs " +
+          bytes_text(double(f.total_bytes)) + " (" + std::to_string(f.sets) + " buffer set(s) of " +
+          bytes_text(double(f.set_bytes)) + " plus " + bytes_text(double(f.check_bytes)) +
+          " for the check), " + bytes_text(double(f.total_bytes - memory_bytes)) + " more than the " +
+          bytes_text(double(memory_bytes)) + " there is");
+  }
 }
 
 // ---- inputs ------------------------------------------------------------------------------------

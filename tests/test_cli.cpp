@@ -104,6 +104,44 @@ TEST(Cli, CompareJson) {
   EXPECT_EQ(j[0]["gemm_compute_bound_n"].get<int>(), 240);  // ceil(20 * 8 * 3 / 2)
 }
 
+TEST(Cli, ImplausibleSpecFileIsAnErrorSuggestingTheUnit) {
+  // The issue-19 cases: TB/s written as bytes/s, and the figures that used to hang `compare`.
+  const auto dir = fresh_dir("implausible");
+  auto h200 = nlohmann::json::parse(run({"spec", "h200", "--json"}).out);
+  struct Case {
+    const char* field;
+    double value;
+    const char* expect;
+  };
+  for (const Case& c : {Case{"dram_bw_bytes_per_s", 4.8, "did you mean 4.8e12, that is 4.8 TB/s"},
+                        Case{"dram_bw_bytes_per_s", 1e-320, "outside the plausible range 1 GB/s to 1 PB/s"},
+                        Case{"boost_clock_ghz", 1980, "did you mean 1.98, that is 1.98 GHz"}}) {
+    auto j = h200;
+    j[c.field] = c.value;
+    const std::string path = (dir / "spec.json").string();
+    std::ofstream(path) << j.dump(2);
+    const auto r = run({"roofline", "compare", path});
+    EXPECT_EQ(r.code, cli::kExitError) << c.field;
+    EXPECT_TRUE(contains(r.err, std::string("field '") + c.field + "'")) << r.err;
+    EXPECT_TRUE(contains(r.err, c.expect)) << r.err;
+  }
+  auto j = h200;
+  j["peak_flops"]["fp64"]["matrix"] = 1e308;
+  std::ofstream((dir / "peak.json").string()) << j.dump(2);
+  const auto peak = run({"roofline", "compare", (dir / "peak.json").string()});
+  EXPECT_EQ(peak.code, cli::kExitError);
+  EXPECT_TRUE(contains(peak.err, "field 'peak_flops.fp64.matrix': 1e308 FLOP/s is outside")) << peak.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, CompareMarksNoOutOfRangeFieldsForRealDevices) {
+  const auto r = run({"roofline", "compare", "h200", "--dtype", "fp64", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& row : nlohmann::json::parse(r.out)) EXPECT_TRUE(row["out_of_range"].empty()) << row.dump();
+  const auto csv = run({"roofline", "compare", "h200", "--dtype", "fp64", "--csv"});
+  EXPECT_TRUE(contains(csv.out, ",gemv_compute_bound_batch,out_of_range\n")) << csv.out;
+}
+
 TEST(Cli, UnknownDeviceListsTheKnownOnes) {
   const auto r = run({"roofline", "compare", "h200", "b300"});
   EXPECT_EQ(r.code, cli::kExitError);

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <filesystem>
 
 #include "ridgeline/detect.hpp"
@@ -20,12 +21,15 @@ std::string data_file(const std::string& name) {
   return std::string(RIDGELINE_TEST_DATA_DIR) + "/" + name;
 }
 
-// The message of the runtime_error that loading `file` throws ("" if none).
+// The message of what loading `file` throws ("" if nothing): bad content is a std::invalid_argument, a
+// file that cannot be read a std::runtime_error (its message is prefixed here to tell them apart).
 std::string load_error(const std::string& file) {
   try {
     load_device_spec_json(data_file(file));
-  } catch (const std::runtime_error& e) {
+  } catch (const std::invalid_argument& e) {
     return e.what();
+  } catch (const std::runtime_error& e) {
+    return std::string("runtime_error: ") + e.what();
   }
   return "";
 }
@@ -183,6 +187,7 @@ TEST(Json, MalformedFilesNameTheField) {
   EXPECT_NE(load_error("malformed_bad_type.json").find("'compute_units'"), std::string::npos);
   EXPECT_NE(load_error("malformed_bad_peak.json").find("'peak_flops.fp64.tensr'"), std::string::npos);
   EXPECT_NE(load_error("malformed_syntax.json").find("not valid JSON"), std::string::npos);
+  EXPECT_EQ(load_error("no_such_file.json").rfind("runtime_error: ", 0), 0u);
   EXPECT_NE(load_error("no_such_file.json").find("cannot be opened"), std::string::npos);
 }
 
@@ -190,7 +195,7 @@ TEST(Json, FieldErrorsInText) {
   auto error_of = [](const std::string& text) {
     try {
       parse_device_spec_json(text, "test");
-    } catch (const std::runtime_error& e) {
+    } catch (const std::invalid_argument& e) {
       return std::string(e.what());
     }
     return std::string();
@@ -211,6 +216,86 @@ TEST(Json, FieldErrorsInText) {
                 .find("'backend'"),
             std::string::npos);
   EXPECT_NE(error_of("[1,2]").find("object"), std::string::npos);
+}
+
+TEST(Json, ImplausibleFiguresNameFieldValueRangeAndLikelyUnit) {
+  auto error_of = [](const std::string& field_and_value) {
+    const std::string text = R"({"name":"x","vendor":"v","backend":"cuda","compute_units":132,)"
+                             R"("dram_bw_bytes_per_s":4.8e12,"peak_flops":{"fp64":{"vector":34e12}},)" +
+                             field_and_value + "}";
+    try {
+      parse_device_spec_json(text, "'my.json'");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  // TB/s written into a bytes-per-second field: the example of issue 19.
+  const std::string bw = error_of(R"("dram_bw_bytes_per_s":4.8)");
+  EXPECT_NE(bw.find("device spec 'my.json': field 'dram_bw_bytes_per_s': 4.8 B/s is outside the plausible "
+                    "range 1 GB/s to 1 PB/s: did you mean 4.8e12, that is 4.8 TB/s"),
+            std::string::npos)
+      << bw;
+  // The hangs of issue 19 are range errors now.
+  EXPECT_NE(error_of(R"("dram_bw_bytes_per_s":1e-320)").find("'dram_bw_bytes_per_s'"), std::string::npos);
+  const std::string peak = error_of(R"("peak_flops":{"fp64":{"matrix":1e308}})");
+  EXPECT_NE(peak.find("field 'peak_flops.fp64.matrix': 1e308 FLOP/s is outside the plausible range "
+                      "1 GFLOP/s to 1 EFLOP/s (or 0 for unknown)"),
+            std::string::npos)
+      << peak;
+  // TFLOP/s figures: both readings are offered, the one nearer a typical device first.
+  EXPECT_NE(error_of(R"("peak_flops":{"fp64":{"vector":34}})")
+                .find("did you mean 3.4e13, that is 34 TFLOP/s (or "
+                      "3.4e10, 34 GFLOP/s)?"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("l2_bytes":50)").find("did you mean 52428800, that is 50 MiB"), std::string::npos);
+  EXPECT_NE(error_of(R"("boost_clock_ghz":1980)").find("did you mean 1.98, that is 1.98 GHz"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("launch_overhead_s":5)").find("did you mean 5e-6, that is 5 us"), std::string::npos);
+  EXPECT_NE(error_of(R"("memory_bytes":141)").find("did you mean 141000000000, that is 141 GB"),
+            std::string::npos);
+  // Integers are range-checked before they are stored: 2^32 + 1 units must not wrap around to 1.
+  EXPECT_NE(error_of(R"("compute_units":4294967297)").find("'compute_units'"), std::string::npos);
+  EXPECT_NE(error_of(R"("warp_width":1e30)").find("'warp_width'"), std::string::npos);
+  // NaN and Infinity: not JSON when bare, not numbers when quoted; either way the field is named.
+  EXPECT_NE(error_of(R"("l2_bw_bytes_per_s":NaN)").find("not valid JSON at byte"), std::string::npos);
+  EXPECT_NE(error_of(R"("l2_bw_bytes_per_s":NaN)").find("field 'l2_bw_bytes_per_s'"), std::string::npos);
+  EXPECT_NE(error_of(R"("l2_bw_bytes_per_s":"Infinity")").find("JSON has no NaN or Infinity"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"("l2_bw_bytes_per_s":1e999)").find("field 'l2_bw_bytes_per_s'"), std::string::npos);
+  // 0 still means "unknown" where it did, and in-range figures load.
+  EXPECT_EQ(error_of(R"("l2_bytes":0,"boost_clock_ghz":0,"launch_overhead_s":0)"), "");
+  EXPECT_EQ(error_of(R"("l2_bytes":52428800,"boost_clock_ghz":1.98,"launch_overhead_s":5e-6)"), "");
+}
+
+TEST(Json, DeeplyNestedValuesAreRefusedWithoutRecursion) {
+  // Copying or dumping a JSON value recurses once per level: a million levels must be refused while
+  // parsing, before ordered_json copies the field on reallocation or a message dumps it. The fields
+  // after the deep one make the object's field vector reallocate.
+  const std::string deep = std::string(1000000, '[') + std::string(1000000, ']');
+  for (const char* field : {"aliases", "compute_units", "peak_flops"}) {
+    try {
+      parse_device_spec_json(std::string(R"({"name":"x",")") + field + "\":" + deep +
+                                 R"(,"vendor":"v","backend":"cuda","arch":"a","source":"s","notes":"n"})",
+                             "'deep'");
+      ADD_FAILURE() << field << ": expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("field '") + field + "'"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("nested more than 64 levels"), std::string::npos) << e.what();
+    }
+  }
+  // What a spec needs (three levels) and a little more still parse to their field errors.
+  EXPECT_THROW(parse_device_spec_json(R"({"name":"x","aliases":[[[[1]]]]})", "'shallow'"),
+               std::invalid_argument);
+}
+
+TEST(Json, BuiltinAndHostSpecsAreInTheirPlausibleRanges) {
+  for (const auto& s : builtin_device_specs()) EXPECT_NO_THROW(validate_device_spec(s)) << s.key;
+  EXPECT_NO_THROW(validate_device_spec(find_device_spec("host")));
+  DeviceSpec s = find_device_spec("h200");
+  s.dram_bw_bytes_per_s = std::nan("");
+  EXPECT_THROW(validate_device_spec(s), std::invalid_argument);
 }
 
 TEST(Host, DerivationFromCpuinfo) {

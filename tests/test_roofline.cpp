@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "ridgeline/device_spec.hpp"
@@ -231,6 +233,80 @@ TEST(Compare, TeachingDeviceTurnsComputeBound) {
   EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector, true), 400);
   EXPECT_EQ(rl::gemv_compute_bound_batch(s, DType::fp32, Unit::vector), 100);
   EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp64, Unit::vector), 0);
+}
+
+TEST(Compare, RidgesPastTheIntegerRangeAreOutOfRangeAtOnce) {
+  // The hangs of issue 19: a ridge past std::int64_t used to be counted up to from 1. A spec built in
+  // code skips the file loader's range checks, so the roofline itself must cope.
+  auto s = teaching_device();
+  s.set_peak_flops(DType::fp32, Unit::vector, 1e308);
+  EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector), rl::kOutOfRange);
+  EXPECT_EQ(rl::gemv_compute_bound_batch(s, DType::fp32, Unit::vector), rl::kOutOfRange);
+  s = teaching_device();
+  s.dram_bw_bytes_per_s = 1e-320;  // denormal: the ridge overflows to +inf
+  EXPECT_TRUE(std::isinf(rl::ridge_point(s, DType::fp32, Unit::vector)));
+  const auto rows = rl::compare({s}, {DType::fp32}, {Unit::vector});
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_TRUE(rows[0].available);
+  EXPECT_EQ(rows[0].gemm_n, rl::kOutOfRange);
+  EXPECT_EQ(rows[0].gemv_batch, rl::kOutOfRange);
+
+  // Near the limit: counts below 2^53 are reported (to the few ulps of slack the closed form keeps),
+  // counts past it are out of range.
+  s = teaching_device();
+  s.dram_bw_bytes_per_s = 1;
+  const double limit = static_cast<double>(rl::kMaxCount);
+  s.set_peak_flops(DType::fp16, Unit::vector, limit * 0.999);  // gemv: k = ceil(I* x 2 / 2) = I*
+  EXPECT_NEAR(static_cast<double>(rl::gemv_compute_bound_batch(s, DType::fp16, Unit::vector)), limit * 0.999,
+              limit * 1e-15);
+  s.set_peak_flops(DType::fp16, Unit::vector, limit * 1.001);
+  EXPECT_EQ(rl::gemv_compute_bound_batch(s, DType::fp16, Unit::vector), rl::kOutOfRange);
+  // Large but in range: the closed form, not a scan, and still the smallest.
+  s.set_peak_flops(DType::fp32, Unit::vector, 1e12);  // I* = 1e12: n = 6e12, k = 2e12
+  EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector), 6'000'000'000'000);
+  EXPECT_EQ(rl::gemv_compute_bound_batch(s, DType::fp32, Unit::vector), 2'000'000'000'000);
+  // A ridge that underflows to 0 is reached by the smallest shape.
+  s.dram_bw_bytes_per_s = 1e300;
+  s.set_peak_flops(DType::fp32, Unit::vector, 1e-30);
+  EXPECT_EQ(rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector), 1);
+}
+
+TEST(Compare, NonFiniteFiguresInACodeBuiltSpecNameTheField) {
+  auto s = teaching_device();
+  s.dram_bw_bytes_per_s = std::nan("");
+  try {
+    rl::compare({s}, {DType::fp32});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'dram_bw_bytes_per_s'"), std::string::npos) << e.what();
+  }
+  s = teaching_device();
+  s.set_peak_flops(DType::fp32, Unit::vector, std::numeric_limits<double>::infinity());
+  try {
+    rl::gemm_compute_bound_n(s, DType::fp32, Unit::vector);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'peak_flops.fp32.vector'"), std::string::npos) << e.what();
+  }
+  // A plot of a ridge past a double is refused, not drawn with inf axes.
+  s = teaching_device();
+  s.set_peak_flops(DType::fp32, Unit::vector, 1e308);
+  s.dram_bw_bytes_per_s = 1e-10;
+  EXPECT_THROW(ridgeline::roofline_plot_data({s}, {{DType::fp32, Unit::vector}}, {}), std::invalid_argument);
+}
+
+TEST(TileLedger, ProductsPastInt64AreErrorsNotWraparound) {
+  const int big = std::numeric_limits<int>::max();
+  EXPECT_THROW(rl::tile_ledger(big, big, big, DType::fp64, DType::fp64, 1, 1), std::invalid_argument);
+  EXPECT_THROW(rl::tile_ledger(1 << 20, 1 << 20, 1 << 20, DType::fp64, DType::fp64, 1, big),
+               std::invalid_argument);
+  // ceil(N / BN) for N near the top of std::int64_t, without forming N + BN - 1.
+  ridgeline::TileConfig t;
+  t.bm = t.bn = 64;
+  t.bk = 32;
+  const std::int64_t n = std::numeric_limits<std::int64_t>::max();
+  const auto tt = rl::gemm_tile_traffic_detail(1, n, 1, 4, false, t, 0);
+  EXPECT_DOUBLE_EQ(tt.a_reads, static_cast<double>(n / 64 + 1));
 }
 
 TEST(Compare, H200AgainstMi300x) {

@@ -4,6 +4,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -161,7 +162,7 @@ void print_spec_detail(std::ostream& os, const DeviceSpec& s) {
     for (Unit u : kAllUnits) row.push_back(tflops(s.peak_flops(d, u)));
     for (Unit u : kAllUnits) {
       const double r = rl::ridge_point(s, d, u);
-      row.push_back(r > 0 ? num(r) : "-");
+      row.push_back(r > 0 && std::isfinite(r) ? num(r) : "-");
     }
     p.rows.push_back(row);
   }
@@ -248,11 +249,22 @@ std::vector<Unit> units_of(const std::vector<std::string>& names) {
 
 // ---- roofline compare -----------------------------------------------------------------------------------
 
+// The fields of a compare row that have no value because it is out of range (a ridge that overflows
+// a double, a count past kMaxCount), by their JSON/CSV names.
+std::vector<std::string> out_of_range_fields(const rl::CompareRow& r) {
+  std::vector<std::string> f;
+  if (!r.available) return f;
+  if (!std::isfinite(r.ridge)) f.push_back("ridge_flop_per_byte");
+  if (r.gemm_n == rl::kOutOfRange) f.push_back("gemm_compute_bound_n");
+  if (r.gemv_batch == rl::kOutOfRange) f.push_back("gemv_compute_bound_batch");
+  return f;
+}
+
 void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
                   const std::vector<rl::CompareRow>& rows, rl::MemoryLevel level, Format f) {
-  auto opt_int = [](const rl::CompareRow& r, std::int64_t v) {
-    return r.available ? std::to_string(v) : "-";
-  };
+  // Unavailable or out of range: "-" in the table, empty in CSV, null in JSON.
+  auto has_count = [](const rl::CompareRow& r, std::int64_t v) { return r.available && v > 0; };
+  auto has_ridge = [](const rl::CompareRow& r) { return r.available && std::isfinite(r.ridge); };
   if (f == Format::json) {
     Json arr = Json::array();
     for (const auto& r : rows) {
@@ -264,9 +276,10 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
       j["available"] = r.available;
       j["peak_flops"] = r.peak_flops;
       j["bandwidth_bytes_per_s"] = r.bandwidth;
-      j["ridge_flop_per_byte"] = r.available ? Json(r.ridge) : Json(nullptr);
-      j["gemm_compute_bound_n"] = r.available ? Json(r.gemm_n) : Json(nullptr);
-      j["gemv_compute_bound_batch"] = r.available ? Json(r.gemv_batch) : Json(nullptr);
+      j["ridge_flop_per_byte"] = has_ridge(r) ? Json(r.ridge) : Json(nullptr);
+      j["gemm_compute_bound_n"] = has_count(r, r.gemm_n) ? Json(r.gemm_n) : Json(nullptr);
+      j["gemv_compute_bound_batch"] = has_count(r, r.gemv_batch) ? Json(r.gemv_batch) : Json(nullptr);
+      j["out_of_range"] = out_of_range_fields(r);
       arr.push_back(j);
     }
     os << arr.dump(2) << "\n";
@@ -277,11 +290,13 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
     for (const auto& r : rows)
       out.push_back({r.device, to_string(r.dtype), to_string(r.unit), rl::to_string(level),
                      r.available ? "true" : "false", num(r.peak_flops, 10), num(r.bandwidth, 10),
-                     r.available ? num(r.ridge, 10) : "", r.available ? std::to_string(r.gemm_n) : "",
-                     r.available ? std::to_string(r.gemv_batch) : ""});
+                     has_ridge(r) ? num(r.ridge, 10) : "",
+                     has_count(r, r.gemm_n) ? std::to_string(r.gemm_n) : "",
+                     has_count(r, r.gemv_batch) ? std::to_string(r.gemv_batch) : "",
+                     join(out_of_range_fields(r), " ")});
     print_csv(os,
               {"device", "dtype", "unit", "level", "available", "peak_flops", "bandwidth_bytes_per_s",
-               "ridge_flop_per_byte", "gemm_compute_bound_n", "gemv_compute_bound_batch"},
+               "ridge_flop_per_byte", "gemm_compute_bound_n", "gemv_compute_bound_batch", "out_of_range"},
               out);
     return;
   }
@@ -291,7 +306,7 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
        << (s.estimated ? " (est.)" : "");
   os << "\nTF/s: dense peak; I*: ridge point [FLOP/B]; n*: smallest square GEMM n that is compute-bound;\n"
         "k*: GEMV batch (vectors sharing A) that is compute-bound. '-': the spec has no dense peak for\n"
-        "that dtype on that unit.\n\n";
+        "that dtype on that unit, or the figure is out of range (n* or k* past 2^53).\n\n";
   Table t{{"dtype", "unit"}, {}};
   for (const auto& s : specs)
     for (const char* col : {" TF/s", " I*", " n*", " k*"}) t.header.push_back(s.key + col);
@@ -301,9 +316,9 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
     for (std::size_t k = 0; k < per_group; ++k) {
       const auto& r = rows[i + k];
       line.push_back(tflops(r.peak_flops));
-      line.push_back(r.available ? num(r.ridge) : "-");
-      line.push_back(opt_int(r, r.gemm_n));
-      line.push_back(opt_int(r, r.gemv_batch));
+      line.push_back(has_ridge(r) ? num(r.ridge) : "-");
+      line.push_back(has_count(r, r.gemm_n) ? std::to_string(r.gemm_n) : "-");
+      line.push_back(has_count(r, r.gemv_batch) ? std::to_string(r.gemv_batch) : "-");
     }
     t.rows.push_back(line);
   }
@@ -345,7 +360,7 @@ void emit_ledger(std::ostream& os, const rl::TileLedger& l, const DeviceSpec* de
       if (v == "true" || v == "false") {
         j[k] = v == "true";
       } else if (!v.empty() && v.find_first_not_of("0123456789.e+-") == std::string::npos) {
-        j[k] = std::stod(v);
+        j[k] = std::strtod(v.c_str(), nullptr);
       } else {
         j[k] = v;
       }
@@ -408,7 +423,8 @@ void emit_point(std::ostream& os, const DeviceSpec& s, DType d, Unit u, const rl
       if (k == "device" || k == "dtype" || k == "unit" || k == "bound") {
         j[k] = v;
       } else {
-        j[k] = std::stod(v);
+        // strtod, not stod: a denormal figure is a number to print, not an out_of_range exception.
+        j[k] = std::strtod(v.c_str(), nullptr);
       }
     }
     os << j.dump(2) << "\n";

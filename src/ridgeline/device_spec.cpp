@@ -157,13 +157,173 @@ DeviceSpec resolve_device_spec(const std::string& name_or_path) {
 
 namespace {
 
+// A JSON value in an error message. Containers are described, not dumped: dump() recurses once per
+// level, so a value nested a million levels deep would overflow the stack while we report it.
+std::string describe(const Json& v) {
+  if (v.is_array()) return "an array of " + std::to_string(v.size()) + " element(s)";
+  if (v.is_object()) return "an object of " + std::to_string(v.size()) + " field(s)";
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) return "a number beyond the range of a double";
+  std::string d = v.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (d.size() > 64) d = d.substr(0, 60) + "...";
+  if (v.is_string()) {
+    const std::string n = normalize_name(v.get<std::string>());
+    if (n == "nan" || n == "inf" || n == "infinity")
+      d += " (a string: JSON has no NaN or Infinity, and the field needs a finite number)";
+  }
+  return d;
+}
+
+// A field name as the message shows it: user keys can be of any length.
+std::string field_label(const std::string& field) {
+  return field.size() > 64 ? field.substr(0, 60) + "..." : field;
+}
+
+// Where a JSON syntax error is, as the path of the last key read.
+std::string last_field_of(const std::vector<std::string>& path) {
+  if (path.empty()) return "before the first field";
+  std::string dotted;
+  for (const auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
+  return "in or after field '" + field_label(dotted) + "'";
+}
+
+// ---- plausibility --------------------------------------------------------------------------------
+// Every number a spec holds has a range real hardware falls in, wide enough for any device of the
+// last and next decade, narrow enough that a figure written in the wrong unit (TB/s in a bytes/s
+// field, MiB in a bytes field, MHz in a GHz field) lands outside it. A figure outside is an error
+// that suggests the unit it was probably written in.
+
+enum class Quantity { flops, bytes_per_s, bytes_binary, bytes_decimal, ghz, seconds, count };
+
+struct Plausible {
+  double lo, hi;  // inclusive
+  bool zero_ok;   // 0 is allowed and means "not known" / "none"
+  Quantity q;
+  double typical;  // where unit-mistake suggestions aim
+};
+
+constexpr double kKiB = 1024.0, kMiB = kKiB * 1024, kGiB = kMiB * 1024, kPiB = kGiB * 1024 * 1024;
+
+const Plausible* plausible_range(const std::string& field) {
+  static const std::map<std::string, Plausible> table = {
+      {"compute_units", {1, 1e6, false, Quantity::count, 100}},
+      {"boost_clock_ghz", {0.1, 10, true, Quantity::ghz, 2}},
+      {"warp_width", {1, 1024, true, Quantity::count, 32}},
+      {"max_team_scratch_bytes", {kKiB, kGiB, true, Quantity::bytes_binary, 48 * kKiB}},
+      {"scratch_per_cu_bytes", {kKiB, kGiB, true, Quantity::bytes_binary, 128 * kKiB}},
+      {"l2_bytes", {16 * kKiB, 64 * kGiB, true, Quantity::bytes_binary, 32 * kMiB}},
+      {"memory_bytes", {1e8, 1e15, true, Quantity::bytes_decimal, 64e9}},
+      {"dram_bw_bytes_per_s", {1e9, 1e15, false, Quantity::bytes_per_s, 1e12}},
+      {"l2_bw_bytes_per_s", {1e9, 1e15, true, Quantity::bytes_per_s, 1e13}},
+      {"launch_overhead_s", {1e-8, 1e-2, true, Quantity::seconds, 5e-6}},
+      {"peak_flops", {1e9, 1e18, true, Quantity::flops, 1e13}},
+  };
+  auto it = table.find(field.rfind("peak_flops.", 0) == 0 ? std::string("peak_flops") : field);
+  return it == table.end() ? nullptr : &it->second;
+}
+
+// A number as a user would type it back: "4.8e12", "5e-6", and byte counts in full ("52428800").
+std::string plain_number(double v, bool whole = false) {
+  if (whole && v == std::floor(v) && std::abs(v) < 1e18) return std::to_string(static_cast<std::int64_t>(v));
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  std::string t = os.str();
+  const auto e = t.find('e');
+  if (e != std::string::npos) {
+    std::string mant = t.substr(0, e), exp = t.substr(e + 1);
+    const bool neg = !exp.empty() && exp[0] == '-';
+    if (!exp.empty() && (exp[0] == '+' || exp[0] == '-')) exp.erase(0, 1);
+    exp.erase(0, std::min(exp.find_first_not_of('0'), exp.size() - 1));
+    t = mant + "e" + (neg ? "-" : "") + exp;
+  }
+  return t;
+}
+
+std::string with_unit(double v, Quantity q) {
+  struct Step {
+    double scale;
+    const char* name;
+  };
+  std::vector<Step> steps;
+  switch (q) {
+    case Quantity::flops:
+      steps = {{1, "FLOP/s"},     {1e3, "kFLOP/s"},  {1e6, "MFLOP/s"}, {1e9, "GFLOP/s"},
+               {1e12, "TFLOP/s"}, {1e15, "PFLOP/s"}, {1e18, "EFLOP/s"}};
+      break;
+    case Quantity::bytes_per_s:
+      steps = {{1, "B/s"}, {1e3, "kB/s"}, {1e6, "MB/s"}, {1e9, "GB/s"}, {1e12, "TB/s"}, {1e15, "PB/s"}};
+      break;
+    case Quantity::bytes_binary:
+      steps = {{1, "B"}, {kKiB, "KiB"}, {kMiB, "MiB"}, {kGiB, "GiB"}, {kGiB * 1024, "TiB"}, {kPiB, "PiB"}};
+      break;
+    case Quantity::bytes_decimal:
+      steps = {{1, "B"}, {1e3, "kB"}, {1e6, "MB"}, {1e9, "GB"}, {1e12, "TB"}, {1e15, "PB"}};
+      break;
+    case Quantity::ghz:
+      steps = {{1e-9, "Hz"}, {1e-6, "kHz"}, {1e-3, "MHz"}, {1, "GHz"}};
+      break;
+    case Quantity::seconds:
+      steps = {{1e-9, "ns"}, {1e-6, "us"}, {1e-3, "ms"}, {1, "s"}};
+      break;
+    case Quantity::count:
+      return plain_number(v, true);
+  }
+  const Step* pick = &steps.front();
+  for (const auto& st : steps)
+    if (std::abs(v) >= st.scale * (1 - 1e-9)) pick = &st;
+  // Far outside the prefixes (1e308 FLOP/s, 1e-320 B/s) the number reads better as it was written.
+  const double scaled = v / pick->scale;
+  if (scaled >= 1e4 || std::abs(v) < steps.front().scale * (1 - 1e-9)) {
+    const Step* base = &steps.front();
+    for (const auto& st : steps)
+      if (st.scale == 1) base = &st;
+    return plain_number(v) + " " + base->name;
+  }
+  std::ostringstream os;
+  os.precision(4);
+  os << scaled << " " << pick->name;
+  return os.str();
+}
+
+// "did you mean 4.8e12, that is 4.8 TB/s?" when v times a unit step (1000^k, or 1024^k for binary
+// sizes) lands in the range; the candidate nearest the field's typical value comes first.
+std::string unit_hint(double v, const Plausible& p) {
+  if (p.q == Quantity::count || !(v > 0)) return "";
+  const double base = p.q == Quantity::bytes_binary ? 1024.0 : 1000.0;
+  std::vector<std::pair<double, double>> found;  // {distance from typical in decades, candidate}
+  for (int k = -6; k <= 6; ++k) {
+    if (k == 0) continue;
+    const double c = v * std::pow(base, k);
+    if (c >= p.lo && c <= p.hi) found.push_back({std::abs(std::log10(c / p.typical)), c});
+  }
+  if (found.empty()) return "";
+  std::sort(found.begin(), found.end());
+  const bool whole = p.q == Quantity::bytes_binary || p.q == Quantity::bytes_decimal;
+  std::string h = ": did you mean " + plain_number(found[0].second, whole) + ", that is " +
+                  with_unit(found[0].second, p.q);
+  if (found.size() > 1)
+    h += " (or " + plain_number(found[1].second, whole) + ", " + with_unit(found[1].second, p.q) + ")";
+  return h + "?";
+}
+
+// Empty when v is plausible for the field, else what is wrong with it.
+std::string implausibility(const std::string& field, double v) {
+  const Plausible* p = plausible_range(field);
+  if (!p) return "";
+  if (std::isnan(v)) return "NaN is not a figure";
+  if (v == 0 && p->zero_ok) return "";
+  if (v >= p->lo && v <= p->hi) return "";
+  return with_unit(v, p->q) + " is outside the plausible range " + with_unit(p->lo, p->q) + " to " +
+         with_unit(p->hi, p->q) + (p->zero_ok ? " (or 0 for unknown)" : "") + unit_hint(v, *p);
+}
+
 // Reads the fields of one spec object, naming the field in every error.
 class FieldReader {
  public:
   FieldReader(const Json& j, std::string origin) : j_(j), origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const std::string& field, const std::string& what) const {
-    throw std::runtime_error("device spec " + origin_ + ": field '" + field + "': " + what);
+    throw std::invalid_argument("device spec " + origin_ + ": field '" + field_label(field) + "': " + what);
   }
 
   const Json* get(const std::string& field, bool required) const {
@@ -178,36 +338,50 @@ class FieldReader {
   std::string str(const std::string& field, bool required, const std::string& dflt = "") const {
     const Json* v = get(field, required);
     if (!v) return dflt;
-    if (!v->is_string()) fail(field, "expected a string, got " + v->dump());
+    if (!v->is_string()) fail(field, "expected a string, got " + describe(*v));
     return v->get<std::string>();
   }
 
+  // A finite, non-negative (positive when required so) number.
   double number(const Json& v, const std::string& field, bool positive) const {
-    if (!v.is_number()) fail(field, "expected a number, got " + v.dump());
+    if (!v.is_number()) fail(field, "expected a number, got " + describe(v));
     const double x = v.get<double>();
     if (!std::isfinite(x) || x < 0 || (positive && x == 0))
       fail(field, std::string("expected a ") + (positive ? "positive" : "non-negative") + " number, got " +
-                      v.dump());
+                      describe(v));
+    return x;
+  }
+
+  // number(), and inside the field's plausible range.
+  double plausible(const Json& v, const std::string& field, bool positive) const {
+    const double x = number(v, field, positive);
+    const std::string why = implausibility(field, x);
+    if (!why.empty()) fail(field, why);
     return x;
   }
 
   double num(const std::string& field, bool required, bool positive = false) const {
     const Json* v = get(field, required);
-    return v ? number(*v, field, positive) : 0.0;
+    return v ? plausible(*v, field, positive) : 0.0;
   }
 
+  // Integral, and checked against the plausible range before the conversion, so that no value can
+  // wrap around in the int or std::int64_t it is stored in.
   std::int64_t integer(const std::string& field, bool required, bool positive = false) const {
     const Json* v = get(field, required);
     if (!v) return 0;
     const double x = number(*v, field, positive);
-    if (x != std::floor(x) || x > 9.0e18) fail(field, "expected an integer, got " + v->dump());
+    if (x != std::floor(x)) fail(field, "expected an integer, got " + describe(*v));
+    const std::string why = implausibility(field, x);
+    if (!why.empty()) fail(field, why);
+    if (x > 9.0e18) fail(field, "expected an integer, got " + describe(*v));  // fields without a range
     return static_cast<std::int64_t>(x);
   }
 
   bool boolean(const std::string& field) const {
     const Json* v = get(field, false);
     if (!v) return false;
-    if (!v->is_boolean()) fail(field, "expected true or false, got " + v->dump());
+    if (!v->is_boolean()) fail(field, "expected true or false, got " + describe(*v));
     return v->get<bool>();
   }
 
@@ -243,15 +417,67 @@ const std::set<std::string>& spec_fields() {
 
 }  // namespace
 
+void validate_device_spec(const DeviceSpec& s, const std::string& origin_or_empty) {
+  const std::string origin = origin_or_empty.empty() ? "'" + s.key + "'" : origin_or_empty;
+  auto check = [&](const std::string& field, double v) {
+    const std::string why = implausibility(field, v);
+    if (!why.empty())
+      throw std::invalid_argument("device spec " + origin + ": field '" + field + "': " + why);
+  };
+  check("compute_units", s.compute_units);
+  check("boost_clock_ghz", s.boost_clock_ghz);
+  check("warp_width", s.warp_width);
+  check("max_team_scratch_bytes", static_cast<double>(s.max_team_scratch_bytes));
+  check("scratch_per_cu_bytes", static_cast<double>(s.scratch_per_cu_bytes));
+  check("l2_bytes", static_cast<double>(s.l2_bytes));
+  check("memory_bytes", static_cast<double>(s.memory_bytes));
+  check("dram_bw_bytes_per_s", s.dram_bw_bytes_per_s);
+  check("l2_bw_bytes_per_s", s.l2_bw_bytes_per_s);
+  check("launch_overhead_s", s.launch_overhead_s);
+  for (DType d : kAllDTypes)
+    for (Unit u : kAllUnits) check("peak_flops." + to_string(d) + "." + to_string(u), s.peak_flops(d, u));
+}
+
 DeviceSpec parse_device_spec_json(const std::string& text, const std::string& origin) {
   Json j;
+  // The path of the last key read, so that a syntax error (a truncated file, a NaN written bare) can
+  // say which field it is in.
+  std::vector<std::string> path;
+  // A spec nests three levels (peak_flops.fp64.vector). Deeper values are refused while parsing:
+  // ordered_json keeps an object's fields in a vector whose reallocation copies them, and copying a
+  // value nested a million levels deep recurses once per level, overflowing the stack.
+  constexpr int kMaxDepth = 64;
   try {
-    j = Json::parse(text);
+    j = Json::parse(text, [&](int depth, Json::parse_event_t ev, Json& parsed) {
+      if (ev == Json::parse_event_t::key && depth >= 1 && depth <= 3) {
+        path.resize(static_cast<std::size_t>(depth));
+        path.back() = parsed.get<std::string>();
+      }
+      if ((ev == Json::parse_event_t::object_start || ev == Json::parse_event_t::array_start) &&
+          depth >= kMaxDepth) {
+        const std::string deep =
+            "nested more than " + std::to_string(kMaxDepth) + " levels deep (a spec needs 3)";
+        if (path.empty())
+          throw std::invalid_argument("device spec " + origin +
+                                      ": expected a JSON object at the top, got a value " + deep);
+        std::string dotted;
+        for (const auto& p : path) dotted += (dotted.empty() ? "" : ".") + p;
+        throw std::invalid_argument("device spec " + origin + ": field '" + field_label(dotted) +
+                                    "': " + deep);
+      }
+      return true;
+    });
   } catch (const nlohmann::json::parse_error& e) {
-    throw std::runtime_error("device spec " + origin + ": not valid JSON (" + e.what() + ")");
+    throw std::invalid_argument("device spec " + origin + ": not valid JSON at byte " +
+                                std::to_string(e.byte) + ", " + last_field_of(path) + " (" + e.what() + ")");
+  } catch (const nlohmann::json::exception& e) {
+    // 1e999 parses as JSON grammar but not as a double (out_of_range.406).
+    throw std::invalid_argument("device spec " + origin + ": not valid JSON, " + last_field_of(path) + " (" +
+                                e.what() + ")");
   }
   if (!j.is_object())
-    throw std::runtime_error("device spec " + origin + ": expected a JSON object at the top");
+    throw std::invalid_argument("device spec " + origin + ": expected a JSON object at the top, got " +
+                                describe(j));
   FieldReader r(j, origin);
   // An unknown field is most often a misspelt known one whose value would silently be lost.
   for (auto it = j.begin(); it != j.end(); ++it)
@@ -261,9 +487,9 @@ DeviceSpec parse_device_spec_json(const std::string& text, const std::string& or
   s.name = r.str("name", true);
   s.key = r.str("key", false, normalize_name(s.name));
   if (const Json* a = r.get("aliases", false)) {
-    if (!a->is_array()) r.fail("aliases", "expected an array of strings, got " + a->dump());
+    if (!a->is_array()) r.fail("aliases", "expected an array of strings, got " + describe(*a));
     for (const auto& e : *a) {
-      if (!e.is_string()) r.fail("aliases", "expected an array of strings, got " + a->dump());
+      if (!e.is_string()) r.fail("aliases", "expected an array of strings, one element is " + describe(e));
       s.aliases.push_back(e.get<std::string>());
     }
   }
@@ -309,7 +535,7 @@ DeviceSpec parse_device_spec_json(const std::string& text, const std::string& or
         r.fail(ufield, "unknown unit (expected vector or matrix)");
       }
       if (u->is_null()) continue;
-      const double p = r.number(*u, ufield, false);
+      const double p = r.plausible(*u, ufield, false);
       s.set_peak_flops(d, unit, p);
       any = any || p > 0;
     }
@@ -355,7 +581,8 @@ std::string device_spec_to_json(const DeviceSpec& s, int indent) {
     peaks[to_string(d)] = row;
   }
   j["peak_flops"] = peaks;
-  return j.dump(indent);
+  // Replace, not throw, on bytes that are not UTF-8: a host spec's model name comes from /proc.
+  return j.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
 void save_device_spec_json(const DeviceSpec& s, const std::string& path) {

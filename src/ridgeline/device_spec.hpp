@@ -68,11 +68,20 @@ const DeviceSpec& find_device_spec(const std::string& name);
 std::vector<std::string> known_device_names();  // keys, "host" included
 
 // A JSON spec with DeviceSpec's field names (peaks under "peak_flops": {"fp64": {"vector": ...}}).
-// Errors are std::runtime_error naming the offending field.
+// Bad content (not JSON, a missing field, a wrong type, a figure outside its plausible range) is a
+// std::invalid_argument naming the offending field; a file that cannot be read is a std::runtime_error.
 DeviceSpec load_device_spec_json(const std::string& path);
 DeviceSpec parse_device_spec_json(const std::string& text, const std::string& origin = "<string>");
 std::string device_spec_to_json(const DeviceSpec&, int indent = 2);
 void save_device_spec_json(const DeviceSpec&, const std::string& path);
+
+// Throws std::invalid_argument naming the field, its value, the plausible range and the unit it was
+// probably written in ("4.8 B/s ...: did you mean 4.8e12, that is 4.8 TB/s?") when a figure is outside
+// what real hardware has: peaks 1 GFLOP/s to 1 EFLOP/s, bandwidths 1 GB/s to 1 PB/s, clocks 0.1 to
+// 10 GHz, and likewise for cache sizes, memory, unit counts and launch overhead (0 is allowed where the
+// field means "unknown"). The JSON loader checks every file against the same ranges, field by field;
+// origin names the spec in the message (empty: its key).
+void validate_device_spec(const DeviceSpec&, const std::string& origin = "");
 
 // A name on the command line or in a config: a built-in name, "host", or a path to a .json spec.
 DeviceSpec resolve_device_spec(const std::string& name_or_path);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
+#include <sstream>
 #include <stdexcept>
 
 namespace ridgeline {
@@ -20,23 +22,52 @@ MemoryLevel parse_memory_level(const std::string& s) {
   throw std::invalid_argument("unknown memory level '" + s + "' (expected dram or l2)");
 }
 
+namespace {
+
+std::string figure(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
+// The spec's peak for the unit: 0 when it has none, the figure when it is positive and finite. A
+// DeviceSpec built in code (or detected) has not been through the file loader's checks, so a NaN,
+// infinite or negative figure is an error here rather than a silent NaN further on.
+double peak_or_zero(const DeviceSpec& s, DType d, Unit u) {
+  const double p = s.peak_flops(d, u);
+  if (p == 0) return 0;
+  if (!(p > 0) || !std::isfinite(p))
+    throw std::invalid_argument("device '" + s.key + "': field 'peak_flops." + to_string(d) + "." +
+                                to_string(u) + "' is " + figure(p) +
+                                ", expected a positive finite FLOP/s figure or 0");
+  return p;
+}
+
+}  // namespace
+
 double bandwidth(const DeviceSpec& s, MemoryLevel l) {
   const double bw = l == MemoryLevel::dram ? s.dram_bw_bytes_per_s : s.l2_bw_bytes_per_s;
-  if (bw <= 0)
-    throw std::invalid_argument("device '" + s.key + "' has no " + to_string(l) + " bandwidth figure");
+  const std::string field = l == MemoryLevel::dram ? "dram_bw_bytes_per_s" : "l2_bw_bytes_per_s";
+  if (bw == 0)
+    throw std::invalid_argument("device '" + s.key + "' has no " + to_string(l) +
+                                " bandwidth figure (field '" + field + "' is 0)");
+  if (!(bw > 0) || !std::isfinite(bw))
+    throw std::invalid_argument("device '" + s.key + "': field '" + field + "' is " + figure(bw) +
+                                ", expected a positive finite bytes/s figure");
   return bw;
 }
 
 double peak(const DeviceSpec& s, DType d, Unit u) {
-  const double p = s.peak_flops(d, u);
-  if (p <= 0)
+  const double p = peak_or_zero(s, d, u);
+  if (p == 0)
     throw std::invalid_argument("device '" + s.key + "' has no " + to_string(d) + " " + to_string(u) +
-                                " peak (the unit does not run that dtype)");
+                                " peak (the unit does not run that dtype; field 'peak_flops." + to_string(d) +
+                                "." + to_string(u) + "' is 0)");
   return p;
 }
 
 double ridge_point(const DeviceSpec& s, DType d, Unit u, MemoryLevel l) {
-  const double p = s.peak_flops(d, u);
+  const double p = peak_or_zero(s, d, u);
   return p > 0 ? p / bandwidth(s, l) : 0.0;
 }
 
@@ -72,8 +103,9 @@ TileTraffic gemm_tile_traffic_detail(std::int64_t M, std::int64_t N, std::int64_
   const double m = static_cast<double>(M), n = static_cast<double>(N), k = static_cast<double>(K);
   TileTraffic t;
   t.flops = 2.0 * m * n * k;
-  t.a_reads = static_cast<double>((N + tile.bn - 1) / tile.bn);
-  t.b_reads = static_cast<double>((M + tile.bm - 1) / tile.bm);
+  // ceil(N / BN) without forming N + BN - 1, which overflows for N near the top of std::int64_t.
+  t.a_reads = static_cast<double>(N / tile.bn + (N % tile.bn != 0));
+  t.b_reads = static_cast<double>(M / tile.bm + (M % tile.bm != 0));
   const double a = elem_bytes * m * k, b = elem_bytes * k * n;
   const double c = elem_bytes * m * n * (beta_nonzero ? 2.0 : 1.0);
   t.l2_bytes = a * t.a_reads + b * t.b_reads + c;
@@ -154,15 +186,29 @@ TileLedger tile_ledger(int bm, int bn, int bk, DType in, DType acc, int threads,
   l.threads = threads;
   l.stages = stages;
   const std::int64_t si = dtype_bytes(in), sa = dtype_bytes(acc);
-  l.a_tile_bytes = static_cast<std::int64_t>(bm) * bk * si;
-  l.b_tile_bytes = static_cast<std::int64_t>(bk) * bn * si;
-  l.ab_stage_bytes = l.a_tile_bytes + l.b_tile_bytes;
-  l.staged_bytes = l.ab_stage_bytes * stages;
-  l.c_tile_bytes = static_cast<std::int64_t>(bm) * bn * sa;
+  // Extents are ints, but their products in bytes can pass std::int64_t (2^31 x 2^31 x 8): checked.
+  auto mul = [&](std::int64_t a, std::int64_t b, const char* what) {
+    std::int64_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+      throw std::invalid_argument(std::string("tile ") + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
+                                  std::to_string(bk) + ": " + what + " exceeds the range of std::int64_t");
+    return r;
+  };
+  l.a_tile_bytes = mul(mul(bm, bk, "A tile bytes"), si, "A tile bytes");
+  l.b_tile_bytes = mul(mul(bk, bn, "B tile bytes"), si, "B tile bytes");
+  if (__builtin_add_overflow(l.a_tile_bytes, l.b_tile_bytes, &l.ab_stage_bytes))
+    throw std::invalid_argument("tile " + std::to_string(bm) + "x" + std::to_string(bn) + "x" +
+                                std::to_string(bk) + ": A + B tile bytes exceed the range of std::int64_t");
+  l.staged_bytes = mul(l.ab_stage_bytes, stages, "staged scratch bytes");
+  l.c_tile_bytes = mul(mul(bm, bn, "C tile bytes"), sa, "C tile bytes");
   l.flops_per_k_step = 2.0 * bm * bn * bk;
   l.flop_per_byte = l.flops_per_k_step / static_cast<double>(l.ab_stage_bytes);
   const std::int64_t c_elems = static_cast<std::int64_t>(bm) * bn;
-  l.accumulators_per_thread = static_cast<int>((c_elems + threads - 1) / threads);
+  const std::int64_t per_thread = c_elems / threads + (c_elems % threads != 0);
+  if (per_thread > std::numeric_limits<int>::max())
+    throw std::invalid_argument("tile " + std::to_string(bm) + "x" + std::to_string(bn) + " on " +
+                                std::to_string(threads) + " threads: accumulators per thread exceed an int");
+  l.accumulators_per_thread = static_cast<int>(per_thread);
   l.even_split = c_elems % threads == 0;
   l.note =
       "Logical count only: element bytes times tile extents. Padding, alignment, bank-conflict skew and "
@@ -172,33 +218,27 @@ TileLedger tile_ledger(int bm, int bn, int bk, DType in, DType acc, int threads,
 }
 
 namespace {
-// Smallest integer x >= 1 with f(x) >= target, f increasing, starting from an analytic guess.
-template <class F>
-std::int64_t smallest_reaching(double guess, double target, F f) {
-  auto x = std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(guess)));
-  while (f(x) < target) ++x;
-  while (x > 1 && f(x - 1) >= target) --x;
-  return x;
+// Smallest integer count x >= 1 with x >= exact, the real-valued count at which the intensity reaches
+// I*: a closed form, no search. A few ulps of slack keep an exact ridge (I* = 50 FLOP/B, n = 300) from
+// becoming 301 through rounding in P / B. Past kMaxCount, and for an infinite ridge, out of range.
+std::int64_t smallest_count(double exact) {
+  const double x = std::ceil(exact * (1 - 4 * std::numeric_limits<double>::epsilon()));
+  if (!(x <= static_cast<double>(kMaxCount))) return kOutOfRange;
+  return std::max<std::int64_t>(1, static_cast<std::int64_t>(x));
 }
 }  // namespace
 
 std::int64_t gemm_compute_bound_n(const DeviceSpec& s, DType d, Unit u, bool beta_nonzero, MemoryLevel l) {
-  const double ridge = ridge_point(s, d, u, l);
-  if (ridge <= 0) return 0;
-  const int eb = dtype_bytes(d);
+  if (peak_or_zero(s, d, u) == 0) return 0;
   const double c_terms = beta_nonzero ? 4.0 : 3.0;  // A, B, C (+ C read)
-  // Relative slack so that a ridge that is exactly an intensity (50 FLOP/B) is not missed by rounding.
-  const double target = ridge * (1 - 1e-12);
-  return smallest_reaching(ridge * eb * c_terms / 2.0, target,
-                           [&](std::int64_t n) { return gemm_ideal(n, n, n, eb, beta_nonzero).intensity(); });
+  // I(n) = 2n^3 / (eb * c_terms * n^2) = 2n / (eb * c_terms) >= I*  <=>  n >= I* * eb * c_terms / 2.
+  return smallest_count(ridge_point(s, d, u, l) * dtype_bytes(d) * c_terms / 2.0);
 }
 
 std::int64_t gemv_compute_bound_batch(const DeviceSpec& s, DType d, Unit u, MemoryLevel l) {
-  const double ridge = ridge_point(s, d, u, l);
-  if (ridge <= 0) return 0;
-  const int eb = dtype_bytes(d);
-  const double target = ridge * (1 - 1e-12);
-  return smallest_reaching(ridge * eb / 2.0, target, [&](std::int64_t k) { return 2.0 * k / eb; });
+  if (peak_or_zero(s, d, u) == 0) return 0;
+  // I(k) = 2k / eb >= I*  <=>  k >= I* * eb / 2.
+  return smallest_count(ridge_point(s, d, u, l) * dtype_bytes(d) / 2.0);
 }
 
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std::vector<DType>& dtypes,
@@ -212,7 +252,7 @@ std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std:
         r.dtype = d;
         r.unit = u;
         r.bandwidth = bandwidth(s, l);
-        r.peak_flops = s.peak_flops(d, u);
+        r.peak_flops = peak_or_zero(s, d, u);
         r.available = r.peak_flops > 0;
         if (r.available) {
           r.ridge = r.peak_flops / r.bandwidth;

@@ -24,9 +24,11 @@ struct Traffic {
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }  // FLOP/B
 };
 
-// Peak FLOP/s of the unit for the dtype; throws std::invalid_argument when the unit lacks the dtype.
+// Peak FLOP/s of the unit for the dtype; throws std::invalid_argument when the unit lacks the dtype or
+// the figure is negative or not finite.
 double peak(const DeviceSpec&, DType, Unit);
-// I* = P_peak / B: the intensity above which the unit, not memory, limits. 0 when the unit lacks the dtype.
+// I* = P_peak / B: the intensity above which the unit, not memory, limits. 0 when the unit lacks the dtype;
+// +inf when the quotient overflows a double.
 double ridge_point(const DeviceSpec&, DType, Unit, MemoryLevel = MemoryLevel::dram);
 // min(P_peak, B * I).
 double attainable(const DeviceSpec&, DType, Unit, double intensity, MemoryLevel = MemoryLevel::dram);
@@ -93,9 +95,18 @@ struct TileLedger {
   bool even_split = true;           // threads divide BM x BN
   std::string note;
 };
+// Throws std::invalid_argument for non-positive extents, threads or stages, and for byte counts past
+// std::int64_t.
 TileLedger tile_ledger(int bm, int bn, int bk, DType in, DType acc, int threads, int stages);
 
-// Where a device turns compute-bound.
+// Where a device turns compute-bound. Both counts come from closed forms, so any spec answers at once.
+// The largest count reported: beyond 2^53 a double no longer holds every integer, so figures given as
+// doubles cannot pin the smallest count down (and no GEMM has such an extent).
+inline constexpr std::int64_t kMaxCount = std::int64_t(1) << 53;
+// What the two functions below return when the count exceeds kMaxCount: a ridge past about 10^15
+// FLOP/B, or one that overflows a double, from an absurd peak or bandwidth in a spec built in code
+// (spec files are range-checked). 0 still means the unit lacks the dtype.
+inline constexpr std::int64_t kOutOfRange = -1;
 // Smallest n for which an n x n x n GEMM (ideal traffic, elements of the dtype) reaches I*.
 std::int64_t gemm_compute_bound_n(const DeviceSpec&, DType, Unit, bool beta_nonzero = false,
                                   MemoryLevel = MemoryLevel::dram);
@@ -109,9 +120,9 @@ struct CompareRow {
   bool available = false;  // the unit runs the dtype
   double peak_flops = 0;
   double bandwidth = 0;
-  double ridge = 0;
-  std::int64_t gemm_n = 0;      // 0 when unavailable
-  std::int64_t gemv_batch = 0;  // 0 when unavailable
+  double ridge = 0;             // +inf when it overflows a double
+  std::int64_t gemm_n = 0;      // 0 when unavailable, kOutOfRange past kMaxCount
+  std::int64_t gemv_batch = 0;  // 0 when unavailable, kOutOfRange past kMaxCount
 };
 // One row per dtype, unit and spec, in that nesting order.
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vector<DType>&,

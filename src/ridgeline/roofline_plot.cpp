@@ -51,11 +51,21 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
   for (std::size_t si = 0; si < specs.size(); ++si)
     for (std::size_t ri = 0; ri < roofs.size(); ++ri) {
       const DeviceSpec& s = specs[si];
-      const double p = s.peak_flops(roofs[ri].dtype, roofs[ri].unit);
-      if (p <= 0) continue;
+      if (s.peak_flops(roofs[ri].dtype, roofs[ri].unit) == 0) continue;
+      // Both throw std::invalid_argument naming the field for a NaN, infinite or negative figure.
+      const double p = roofline::peak(s, roofs[ri].dtype, roofs[ri].unit);
       const double bw = roofline::bandwidth(s, opt.level);
+      const double ridge = p / bw;
+      if (!std::isfinite(ridge) || ridge <= 0) {
+        const std::string d = to_string(roofs[ri].dtype), u = to_string(roofs[ri].unit);
+        const std::string bw_field =
+            opt.level == roofline::MemoryLevel::dram ? "dram_bw_bytes_per_s" : "l2_bw_bytes_per_s";
+        throw std::invalid_argument("roofline plot: device '" + s.key + "' " + d + " " + u +
+                                    ": the ridge point, field 'peak_flops." + d + "." + u + "' (" + fmt(p) +
+                                    ") over field '" + bw_field + "' (" + fmt(bw) + "), is beyond a double");
+      }
       l.curves.push_back(
-          {&s, static_cast<int>(si), static_cast<int>(ri), roofs[ri], p / 1e9, bw / 1e9, p / bw});
+          {&s, static_cast<int>(si), static_cast<int>(ri), roofs[ri], p / 1e9, bw / 1e9, ridge});
     }
   if (l.curves.empty())
     throw std::invalid_argument(
@@ -68,9 +78,9 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
     bwmin = std::min(bwmin, c.bw_gbs);
   }
   for (const auto& p : points) {
-    if (!(p.intensity > 0) || !(p.gflops > 0))
+    if (!(p.intensity > 0) || !(p.gflops > 0) || !std::isfinite(p.intensity) || !std::isfinite(p.gflops))
       throw std::invalid_argument("roofline plot: measured point '" + p.label +
-                                  "' needs a positive intensity and GFLOP/s");
+                                  "' needs a positive, finite intensity and GFLOP/s");
     imin = std::min(imin, p.intensity);
     imax = std::max(imax, p.intensity);
     pmax = std::max(pmax, p.gflops);
@@ -82,6 +92,16 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
   double ymin = bwmin * l.xmin;
   for (const auto& p : points) ymin = std::min(ymin, p.gflops / 2);
   l.ymin = std::pow(10.0, std::floor(std::log10(ymin)));
+  // Figures finite in themselves can still put an axis end past a double (a 1e308 FLOP/s peak) or at
+  // 0; a log-scale plot of that would be a gnuplot error, so it is ours, naming the figures.
+  for (double v : {l.xmin, l.xmax, l.ymin, l.ymax})
+    if (!std::isfinite(v) || v <= 0)
+      throw std::invalid_argument(
+          "roofline plot: the axes cannot span the figures (intensity " + fmt(imin) + " to " + fmt(imax) +
+          " FLOP/B, up to " + fmt(pmax) + " GFLOP/s, bandwidth from " + fmt(bwmin) +
+          " GB/s): check field 'peak_flops' and field '" +
+          (opt.level == roofline::MemoryLevel::dram ? "dram_bw_bytes_per_s" : "l2_bw_bytes_per_s") +
+          "' of the specs");
   return l;
 }
 
