@@ -303,7 +303,9 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
   require_int_range(tiles_m * tiles_n, "number of C tiles", "gemm");
   require_int_range(a.cols, "K", "gemm");
-  Kernel f{a, b, c, alpha, beta, static_cast<int>(tiles_m), static_cast<int>(tiles_n)};
+  Kernel f;  // not an aggregate initializer: the kernels derive from their epilogue
+  f.a = a, f.b = b, f.c = c, f.alpha = alpha, f.beta = beta;
+  f.tiles_m = static_cast<int>(tiles_m), f.tiles_n = static_cast<int>(tiles_n);
   if constexpr (Kernel::c_packet_capable) {
     f.c_packets = c.rs == 1 && c.cs % Kernel::kCV == 0 && aligned_to(c.data, Kernel::kCV);
   }

@@ -5,9 +5,15 @@
 // GemmTileOrigin: which C tile (and split-K slice) a league rank computes. Grouped order:
 // consecutive league ranks walk a column of group_m tiles before moving right, so teams running
 // together share the same B panel and a few A panels in L2.
-// GemmEpilogue: the only place C is touched. It stores a micro-kernel's accumulators through the
-// micro-kernel's own map from accumulator grid to tile coordinates (micro_tile.hpp), masked at the
-// M/N edges; beta == 0 never reads C, so NaN or garbage there cannot survive.
+// GemmEpilogue: the only place C is touched, a base of every GEMM team kernel (CRTP), so that it
+// reads the kernel's own c, alpha, beta, work and c_packets where they are: the first version held
+// copies, and that alone cost the fp32 SGEMM kernels 4-16% through a worse register allocation of
+// the unchanged main loop (perf/results/h200-2026-11-30-ae8040d-README.md). It stores a
+// micro-kernel's accumulators through the micro-kernel's own map from accumulator grid to tile
+// coordinates (micro_tile.hpp), masked at the M/N edges; beta == 0 never reads C, so NaN or garbage
+// there cannot survive. The kernel provides c (M x N), alpha, beta, work (split-K partials: slice s
+// is an M x N column-major block at work + s * M * N) and c_packets (C's rows are unit-stride and
+// every column starts 16-byte aligned).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
@@ -40,12 +46,8 @@ struct GemmTileOrigin {
   }
 };
 
-template <class T, class Acc, class MK>
+template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {
-  Strided2D<T> c;
-  Acc alpha, beta;
-  Acc* work;       // split-K partials: slice s is an M x N column-major block at work + s * M * N
-  bool c_packets;  // C's rows are unit-stride and every column starts 16-byte aligned
   static constexpr int kCV = int(16 / sizeof(T));
   static constexpr bool c_packet_capable = MK::kRowRun % kCV == 0;
 
@@ -53,7 +55,10 @@ struct GemmEpilogue {
   KOKKOS_FORCEINLINE_FUNCTION void store_partial(const typename MK::Accumulator& acc, std::int64_t m0,
                                                  std::int64_t n0, const typename MK::Owner& o,
                                                  int slice) const {
-    Acc* w = work + std::int64_t(slice) * c.rows * c.cols;
+    const Kernel& k = static_cast<const Kernel&>(*this);
+    const Strided2D<T>& c = k.c;
+    const Acc alpha = k.alpha;
+    Acc* w = k.work + std::int64_t(slice) * c.rows * c.cols;
     RIDGELINE_UNROLL
     for (int j = 0; j < MK::kTN; ++j) {
       const std::int64_t n = n0 + MK::col(o, j);
@@ -68,6 +73,10 @@ struct GemmEpilogue {
   // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
   KOKKOS_FORCEINLINE_FUNCTION void store(const typename MK::Accumulator& acc, std::int64_t m0,
                                          std::int64_t n0, const typename MK::Owner& o) const {
+    const Kernel& k = static_cast<const Kernel&>(*this);
+    const Strided2D<T>& c = k.c;
+    const Acc alpha = k.alpha, beta = k.beta;
+    const bool c_packets = k.c_packets;
     const bool read_c = beta != Acc(0);
     if constexpr (c_packet_capable) {
       if (c_packets) {

@@ -34,7 +34,8 @@ namespace ridgeline::detail {
 
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
           bool kVec = true>
-struct GemmTeamAsync {
+struct GemmTeamAsync
+    : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec>, T, Acc, MK> {
   static_assert(kVec, "asynchronous staging copies 16-byte packets");
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
@@ -50,8 +51,9 @@ struct GemmTeamAsync {
   static_assert(kStages >= 2, "at least one K step in flight while another is computed");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
-  static constexpr int kCV = GemmEpilogue<T, Acc, MK>::kCV;
-  static constexpr bool c_packet_capable = GemmEpilogue<T, Acc, MK>::c_packet_capable;
+  using Epilogue = GemmEpilogue<GemmTeamAsync, T, Acc, MK>;
+  static constexpr int kCV = Epilogue::kCV;
+  static constexpr bool c_packet_capable = Epilogue::c_packet_capable;
 
   // One operand's tile per stage, as lines of its contiguous ("fast") index: kF elements per line,
   // kS lines, kLd elements apart (the fast extent plus padding, a multiple of 16 bytes).
@@ -195,11 +197,10 @@ struct GemmTeamAsync {
     }
     Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
 
-    const GemmEpilogue<T, Acc, MK> epi{c, alpha, beta, work, c_packets};
     if (k_slices > 1) {
-      epi.store_partial(acc, m0, n0, o, tile.slice);
+      this->store_partial(acc, m0, n0, o, tile.slice);
     } else {
-      epi.store(acc, m0, n0, o);
+      this->store(acc, m0, n0, o);
     }
   }
 };

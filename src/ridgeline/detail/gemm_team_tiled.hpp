@@ -40,7 +40,8 @@ struct PrefetchFragments<Cfg, std::void_t<decltype(Cfg::prefetch_fragments)>>
 
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
           bool kVec = false>
-struct GemmTeamTiled {
+struct GemmTeamTiled
+    : GemmEpilogue<GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec>, T, Acc, MK> {
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
@@ -79,8 +80,9 @@ struct GemmTeamTiled {
   // The dispatcher proved that C's rows are unit-stride and every column starts 16-byte aligned,
   // so kCV consecutive rows of a micro-tile piece are one vector store (and load, when beta != 0).
   bool c_packets = false;
-  static constexpr int kCV = GemmEpilogue<T, Acc, MK>::kCV;
-  static constexpr bool c_packet_capable = GemmEpilogue<T, Acc, MK>::c_packet_capable;
+  using Epilogue = GemmEpilogue<GemmTeamTiled, T, Acc, MK>;
+  static constexpr int kCV = Epilogue::kCV;
+  static constexpr bool c_packet_capable = Epilogue::c_packet_capable;
   using Owner = typename MK::Owner;
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
@@ -410,10 +412,6 @@ struct GemmTeamTiled {
     }
   }
 
-  KOKKOS_FORCEINLINE_FUNCTION GemmEpilogue<T, Acc, MK> epilogue() const {
-    return {c, alpha, beta, work, c_packets};
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n, k_slices,
                                                                k_chunk, a.cols);
@@ -437,9 +435,9 @@ struct GemmTeamTiled {
                [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, o); });
       }
       if (k_slices > 1) {
-        epilogue().store_partial(acc, m0, n0, o, slice);
+        this->store_partial(acc, m0, n0, o, slice);
       } else {
-        epilogue().store(acc, m0, n0, o);
+        this->store(acc, m0, n0, o);
       }
     } else {
       Acc* Cs =
@@ -463,7 +461,7 @@ struct GemmTeamTiled {
         const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
         typename MK::Accumulator acc;
         MK::load(acc, Cs, o);
-        epilogue().store(acc, m0, n0, o);
+        this->store(acc, m0, n0, o);
       }
     }
   }
