@@ -32,11 +32,10 @@
 
 namespace ridgeline::detail {
 
-template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
-          bool kVec = true>
-struct GemmTeamAsync
-    : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec>, T, Acc, MK> {
-  static_assert(kVec, "asynchronous staging copies 16-byte packets");
+// Always packet staging, so unlike GemmTeamTiled it takes no kVec: the dispatcher's kVec choice
+// does not apply (GemmKernelFor).
+template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN>
+struct GemmTeamAsync : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN>, T, Acc, MK> {
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
