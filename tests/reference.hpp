@@ -11,9 +11,11 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "ridgeline/detail/compat.hpp"
+#include "ridgeline/half.hpp"
 
 namespace ridgeline::test {
 
@@ -105,7 +107,76 @@ void fill_value(const V& v, typename V::non_const_value_type x) {
 
 template <class T>
 T poison() {
-  return std::numeric_limits<T>::quiet_NaN();
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::quiet_NaN();
+  } else {  // 16-bit storage types have no numeric_limits of their own
+    return T(std::numeric_limits<float>::quiet_NaN());
+  }
+}
+
+// Machine epsilon (the gap above 1) of every element type the kernels take.
+template <class T>
+double eps_of() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::epsilon();
+  } else if constexpr (std::is_same_v<T, ridgeline::bhalf_t>) {
+    return 0x1p-7;  // 8 significant bits
+  } else {
+    static_assert(std::is_same_v<T, ridgeline::half_t>, "an element type the tests know");
+    return 0x1p-10;  // 11 significant bits
+  }
+}
+
+// The element types a kernel test runs: A and B (and x) in, C (or y) out. 16-bit inputs accumulate in
+// float and may write float.
+enum class Dt { f32, f64, f16, bf16, f16_f32, bf16_f32 };
+inline const Dt kAllDtypes[] = {Dt::f32, Dt::f64, Dt::f16, Dt::bf16, Dt::f16_f32, Dt::bf16_f32};
+inline const char* name(Dt d) {
+  switch (d) {
+    case Dt::f32:
+      return "s";
+    case Dt::f64:
+      return "d";
+    case Dt::f16:
+      return "h";
+    case Dt::bf16:
+      return "b";
+    case Dt::f16_f32:
+      return "h->s ";
+    case Dt::bf16_f32:
+      return "b->s ";
+  }
+  return "?";
+}
+// Calls f(In{}, Out{}) with value-initialized objects of dt's input and output types.
+template <class F>
+void with_dtype(Dt d, F&& f) {
+  switch (d) {
+    case Dt::f32:
+      return f(float{}, float{});
+    case Dt::f64:
+      return f(double{}, double{});
+    case Dt::f16:
+      return f(ridgeline::half_t{}, ridgeline::half_t{});
+    case Dt::bf16:
+      return f(ridgeline::bhalf_t{}, ridgeline::bhalf_t{});
+    case Dt::f16_f32:
+      return f(ridgeline::half_t{}, float{});
+    case Dt::bf16_f32:
+      return f(ridgeline::bhalf_t{}, float{});
+  }
+}
+
+// Tolerances for inputs T and output TC: the products of T's values are exact in the accumulator, so
+// the sum's error scales with K and the accumulator's epsilon (acc); a 16-bit output adds one
+// rounding of the result (out).
+struct Tolerance {
+  double acc, out;
+};
+template <class T, class TC>
+Tolerance tolerance_of() {
+  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
+  return {eps_of<Acc>(), std::is_floating_point_v<TC> ? 0.0 : eps_of<TC>()};
 }
 
 template <class V>
@@ -146,8 +217,10 @@ struct Expected {
   HostMatrix value, bound;
 };
 
+// out_eps: the epsilon of a 16-bit C, which adds one rounding of each result, out_eps / 2 * |c|
+// (and half of FP16's subnormal spacing near zero: out_eps * 2^-14 covers both with room).
 inline Expected reference_gemm(const HostMatrix& opA, const HostMatrix& opB, const HostMatrix& C0,
-                               double alpha, double beta, double eps) {
+                               double alpha, double beta, double eps, double out_eps = 0) {
   Expected e;
   e.value.rows = e.bound.rows = opA.rows;
   e.value.cols = e.bound.cols = opB.cols;
@@ -164,8 +237,8 @@ inline Expected reference_gemm(const HostMatrix& opA, const HostMatrix& opB, con
       }
       const double c0 = beta == 0 ? 0.0 : C0(i, j);
       e.value(i, j) = alpha * s + beta * c0;
-      e.bound(i, j) =
-          gamma * (std::abs(alpha) * sa + std::abs(beta * c0)) + std::numeric_limits<double>::min();
+      e.bound(i, j) = gamma * (std::abs(alpha) * sa + std::abs(beta * c0)) +
+                      out_eps * (std::abs(e.value(i, j)) + 0x1p-14) + std::numeric_limits<double>::min();
     }
   }
   return e;

@@ -21,13 +21,13 @@ struct GemmCase {
   char ta, tb;
   Lay la, lb, lc;
   double alpha, beta;
-  bool fp64;
+  Dt dt;
   std::uint64_t seed;
 };
 
 std::string describe(const GemmCase& c) {
   std::ostringstream s;
-  s << (c.fp64 ? "d" : "s") << "gemm " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k
+  s << name(c.dt) << "gemm " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k
     << " layouts " << name(c.la) << name(c.lb) << name(c.lc) << " alpha=" << c.alpha << " beta=" << c.beta;
   return s.str();
 }
@@ -41,52 +41,50 @@ double eps() {
   return std::numeric_limits<T>::epsilon();
 }
 
-template <class T, class LA, class LB, class LC>
+template <class T, class TC, class LA, class LB, class LC>
 void run_gemm(const GemmCase& c) {
   const bool ta = c.ta == 'T', tb = c.tb == 'T';
   auto A = make_matrix<T, LA>("A", ta ? c.k : c.m, ta ? c.m : c.k);
   auto B = make_matrix<T, LB>("B", tb ? c.n : c.k, tb ? c.k : c.n);
-  auto C = make_matrix<T, LC>("C", c.m, c.n);
+  auto C = make_matrix<TC, LC>("C", c.m, c.n);
   fill_random(A, c.seed * 3 + 1);
   fill_random(B, c.seed * 3 + 2);
   // beta == 0: C is pure output, so it is poisoned; otherwise it is an input and gets random data.
   if (c.beta == 0) {
-    fill_value(C, poison<T>());
+    fill_value(C, poison<TC>());
   } else {
     fill_random(C, c.seed * 3 + 3);
   }
   const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
   const char tra[2] = {c.ta, 0}, trb[2] = {c.tb, 0};
-  ridgeline::gemm(Exec(), tra, trb, static_cast<T>(c.alpha), A, B, static_cast<T>(c.beta), C);
+  using S = detail::GemmScalar<decltype(A)>;
+  ridgeline::gemm(Exec(), tra, trb, static_cast<S>(c.alpha), A, B, static_cast<S>(c.beta), C);
   Kokkos::fence();
+  const Tolerance tol = tolerance_of<T, TC>();
   const auto want =
-      reference_gemm(transpose_if(hA, ta), transpose_if(hB, tb), hC0, c.alpha, c.beta, eps<T>());
+      reference_gemm(transpose_if(hA, ta), transpose_if(hB, tb), hC0, c.alpha, c.beta, tol.acc, tol.out);
   EXPECT_TRUE(matches(to_host(C), want)) << describe(c);
 }
 
-template <class T>
+template <class T, class TC>
 void run_layouts(const GemmCase& c) {
   using L = Kokkos::LayoutLeft;
   using R = Kokkos::LayoutRight;
   using S = Kokkos::LayoutStride;
   const auto key = std::string(name(c.la)) + name(c.lb) + name(c.lc);
-  if (key == "LLL") return run_gemm<T, L, L, L>(c);
-  if (key == "RRR") return run_gemm<T, R, R, R>(c);
-  if (key == "SSS") return run_gemm<T, S, S, S>(c);
-  if (key == "LRS") return run_gemm<T, L, R, S>(c);
-  if (key == "RSL") return run_gemm<T, R, S, L>(c);
-  if (key == "SLR") return run_gemm<T, S, L, R>(c);
-  if (key == "LRL") return run_gemm<T, L, R, L>(c);
-  if (key == "RSS") return run_gemm<T, R, S, S>(c);
+  if (key == "LLL") return run_gemm<T, TC, L, L, L>(c);
+  if (key == "RRR") return run_gemm<T, TC, R, R, R>(c);
+  if (key == "SSS") return run_gemm<T, TC, S, S, S>(c);
+  if (key == "LRS") return run_gemm<T, TC, L, R, S>(c);
+  if (key == "RSL") return run_gemm<T, TC, R, S, L>(c);
+  if (key == "SLR") return run_gemm<T, TC, S, L, R>(c);
+  if (key == "LRL") return run_gemm<T, TC, L, R, L>(c);
+  if (key == "RSS") return run_gemm<T, TC, R, S, S>(c);
   FAIL() << "no instantiation for layouts " << key;
 }
 
 void run(const GemmCase& c) {
-  if (c.fp64) {
-    run_layouts<double>(c);
-  } else {
-    run_layouts<float>(c);
-  }
+  with_dtype(c.dt, [&](auto in, auto out) { run_layouts<decltype(in), decltype(out)>(c); });
 }
 
 const double kScalars[] = {0.0, 1.0, -1.5, 0.3};
@@ -96,9 +94,10 @@ std::vector<GemmCase> shape_cases() {
   std::vector<std::array<std::int64_t, 3>> shapes = {
       {0, 5, 7}, {5, 0, 7}, {5, 7, 0},    {0, 0, 0},      {1, 1, 1},       {7, 7, 7},    {1, 7, 7},
       {7, 1, 7}, {7, 7, 1}, {13, 15, 17}, {179, 15, 211}, {12, 3071, 517}, {3, 2, 1000}, {1000, 1000, 1000}};
-  // Exact multiples of this backend's fp32/fp64 tiles, and one off each way.
+  // Exact multiples of this backend's fp32, fp64 and 16-bit tiles, and one off each way.
   for (const auto& t : {gemm_tile_config<Exec, float>(), gemm_tile_config<Exec, double>(),
-                        gemm_tile_config<Exec, float>(true), gemm_tile_config<Exec, double>(true)}) {
+                        gemm_tile_config<Exec, float>(true), gemm_tile_config<Exec, double>(true),
+                        gemm_tile_config<Exec, half_t>(), gemm_tile_config<Exec, half_t>(true)}) {
     shapes.push_back({2 * t.bm, 2 * t.bn, 2 * t.bk});
     shapes.push_back({2 * t.bm + 1, 2 * t.bn - 1, 2 * t.bk + 1});
     shapes.push_back({2 * t.bm - 1, 2 * t.bn + 1, 2 * t.bk - 1});
@@ -106,8 +105,8 @@ std::vector<GemmCase> shape_cases() {
   std::vector<GemmCase> cases;
   std::uint64_t seed = 100;
   for (const auto& s : shapes)
-    for (bool fp64 : {false, true})
-      cases.push_back({s[0], s[1], s[2], 'N', 'N', Lay::left, Lay::left, Lay::left, -1.5, 0.3, fp64, seed++});
+    for (Dt dt : kAllDtypes)
+      cases.push_back({s[0], s[1], s[2], 'N', 'N', Lay::left, Lay::left, Lay::left, -1.5, 0.3, dt, seed++});
   return cases;
 }
 
@@ -129,20 +128,20 @@ std::vector<GemmCase> trans_layout_cases() {
   int ab = 0;
   for (const char* t : {"NN", "NT", "TN", "TT"})
     for (const auto& mix : mixes)
-      for (bool fp64 : {false, true}) {
+      for (Dt dt : kAllDtypes) {
         // alpha, beta walk through {0, 1, -1.5, 0.3}^2 with alpha != 0 so the product is exercised.
         const double alpha = kScalars[1 + ab % 3], beta = kScalars[(ab / 3) % 4];
         ++ab;
         // K = 300 crosses the host's 256-deep K step and the GPU's 8-deep one with a tail.
-        cases.push_back({37, 29, 300, t[0], t[1], mix[0], mix[1], mix[2], alpha, beta, fp64, seed++});
+        cases.push_back({37, 29, 300, t[0], t[1], mix[0], mix[1], mix[2], alpha, beta, dt, seed++});
       }
   // Large enough for interior tiles on every backend (host tiles are up to 96x128x256), so the
   // unchecked staging path runs for every transpose with unit and non-unit strides.
   for (const char* t : {"NN", "NT", "TN", "TT"})
     for (int mix : {0, 1, 2})
-      for (bool fp64 : {false, true})
+      for (Dt dt : kAllDtypes)
         cases.push_back({200, 270, 530, t[0], t[1], mixes[mix][0], mixes[mix][1], mixes[mix][2], -1.5, 0.3,
-                         fp64, seed++});
+                         dt, seed++});
   return cases;
 }
 
@@ -158,8 +157,8 @@ std::vector<GemmCase> alpha_beta_cases() {
   std::uint64_t seed = 2000;
   for (double alpha : kScalars)
     for (double beta : kScalars)
-      for (bool fp64 : {false, true})
-        cases.push_back({13, 15, 17, 'N', 'T', Lay::left, Lay::right, Lay::left, alpha, beta, fp64, seed++});
+      for (Dt dt : kAllDtypes)
+        cases.push_back({13, 15, 17, 'N', 'T', Lay::left, Lay::right, Lay::left, alpha, beta, dt, seed++});
   return cases;
 }
 
@@ -474,7 +473,7 @@ TEST(Gemm, PeelingDecision) {
 // carveout is below Kokkos's 100%, and the product is still right.
 TEST(Gemm, PacketEntryCarveoutLeavesL1) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    GemmCase c{256, 256, 64, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, false, 77};
+    GemmCase c{256, 256, 64, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
     run(c);
     c.seed = 78;
     run(c);  // after the carveout changed
@@ -650,8 +649,8 @@ TEST(Gemm, SingleColumnMatchesReference) {
   std::uint64_t seed = 3000;
   for (const char* t : {"NN", "TN"})
     for (double beta : {0.0, 0.3})
-      run({211, 1, 179, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.0, beta, false, seed++});
-  run({64, 1, 1000, 'N', 'N', Lay::right, Lay::stride, Lay::stride, -1.5, 1.0, true, seed++});
+      for (Dt dt : kAllDtypes) run({211, 1, 179, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.0, beta, dt, seed++});
+  for (Dt dt : kAllDtypes) run({64, 1, 1000, 'N', 'N', Lay::right, Lay::stride, Lay::stride, -1.5, 1.0, dt, seed++});
 }
 
 // ---- same inputs, same bits -------------------------------------------------------------------

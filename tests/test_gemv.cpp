@@ -17,13 +17,13 @@ struct GemvCase {
   char trans;
   Lay la, lx, ly;
   double alpha, beta;
-  bool fp64;
+  Dt dt;
   std::uint64_t seed;
 };
 
 std::string describe(const GemvCase& c) {
   std::ostringstream s;
-  s << (c.fp64 ? "d" : "s") << "gemv " << c.trans << " " << c.m << "x" << c.n << " layouts " << name(c.la)
+  s << name(c.dt) << "gemv " << c.trans << " " << c.m << "x" << c.n << " layouts " << name(c.la)
     << name(c.lx) << name(c.ly) << " alpha=" << c.alpha << " beta=" << c.beta;
   return s.str();
 }
@@ -32,50 +32,47 @@ void PrintTo(const GemvCase& c, std::ostream* os) {
   *os << describe(c);
 }
 
-template <class T, class LA, class LX, class LY>
+template <class T, class TY, class LA, class LX, class LY>
 void run_gemv(const GemvCase& c) {
   const bool t = c.trans == 'T';
   const std::int64_t nx = t ? c.m : c.n, ny = t ? c.n : c.m;
   auto A = make_matrix<T, LA>("A", c.m, c.n);
   auto x = make_vector<T, LX>("x", nx);
-  auto y = make_vector<T, LY>("y", ny);
+  auto y = make_vector<TY, LY>("y", ny);
   fill_random(A, c.seed * 3 + 1);
   fill_random(x, c.seed * 3 + 2);
   if (c.beta == 0) {
-    fill_value(y, poison<T>());
+    fill_value(y, poison<TY>());
   } else {
     fill_random(y, c.seed * 3 + 3);
   }
   const HostMatrix hA = to_host(A), hx = to_host(x), hy0 = to_host(y);
   const char tr[2] = {c.trans, 0};
-  ridgeline::gemv(Exec(), tr, static_cast<T>(c.alpha), A, x, static_cast<T>(c.beta), y);
+  using S = detail::GemmScalar<decltype(A)>;
+  ridgeline::gemv(Exec(), tr, static_cast<S>(c.alpha), A, x, static_cast<S>(c.beta), y);
   Kokkos::fence();
   // y = alpha * op(A) x + beta * y is the GEMM of op(A) with the one-column matrix x.
-  const auto want =
-      reference_gemm(transpose_if(hA, t), hx, hy0, c.alpha, c.beta, std::numeric_limits<T>::epsilon());
+  const Tolerance tol = tolerance_of<T, TY>();
+  const auto want = reference_gemm(transpose_if(hA, t), hx, hy0, c.alpha, c.beta, tol.acc, tol.out);
   EXPECT_TRUE(matches(to_host(y), want)) << describe(c);
 }
 
-template <class T>
+template <class T, class TY>
 void run_layouts(const GemvCase& c) {
   using L = Kokkos::LayoutLeft;
   using R = Kokkos::LayoutRight;
   using S = Kokkos::LayoutStride;
   const auto key = std::string(name(c.la)) + name(c.lx) + name(c.ly);
-  if (key == "LLL") return run_gemv<T, L, L, L>(c);
-  if (key == "RLL") return run_gemv<T, R, L, L>(c);
-  if (key == "SSS") return run_gemv<T, S, S, S>(c);
-  if (key == "LSL") return run_gemv<T, L, S, L>(c);
-  if (key == "RLS") return run_gemv<T, R, L, S>(c);
+  if (key == "LLL") return run_gemv<T, TY, L, L, L>(c);
+  if (key == "RLL") return run_gemv<T, TY, R, L, L>(c);
+  if (key == "SSS") return run_gemv<T, TY, S, S, S>(c);
+  if (key == "LSL") return run_gemv<T, TY, L, S, L>(c);
+  if (key == "RLS") return run_gemv<T, TY, R, L, S>(c);
   FAIL() << "no instantiation for layouts " << key;
 }
 
 void run(const GemvCase& c) {
-  if (c.fp64) {
-    run_layouts<double>(c);
-  } else {
-    run_layouts<float>(c);
-  }
+  with_dtype(c.dt, [&](auto in, auto out) { run_layouts<decltype(in), decltype(out)>(c); });
 }
 
 const double kScalars[] = {0.0, 1.0, -1.5, 0.3};
@@ -88,8 +85,8 @@ std::vector<GemvCase> shape_cases() {
   std::uint64_t seed = 500;
   for (const auto& s : shapes)
     for (char t : {'N', 'T'})
-      for (bool fp64 : {false, true})
-        cases.push_back({s[0], s[1], t, Lay::left, Lay::left, Lay::left, -1.5, 0.3, fp64, seed++});
+      for (Dt dt : kAllDtypes)
+        cases.push_back({s[0], s[1], t, Lay::left, Lay::left, Lay::left, -1.5, 0.3, dt, seed++});
   return cases;
 }
 
@@ -110,10 +107,10 @@ std::vector<GemvCase> layout_cases() {
   int ab = 0;
   for (char t : {'N', 'T'})
     for (const auto& mix : mixes)
-      for (bool fp64 : {false, true}) {
+      for (Dt dt : kAllDtypes) {
         const double alpha = kScalars[1 + ab % 3], beta = kScalars[(ab / 3) % 4];
         ++ab;
-        cases.push_back({301, 157, t, mix[0], mix[1], mix[2], alpha, beta, fp64, seed++});
+        cases.push_back({301, 157, t, mix[0], mix[1], mix[2], alpha, beta, dt, seed++});
       }
   return cases;
 }
@@ -130,7 +127,7 @@ std::vector<GemvCase> alpha_beta_cases() {
   for (double alpha : kScalars)
     for (double beta : kScalars)
       for (char t : {'N', 'T'})
-        cases.push_back({45, 38, t, Lay::left, Lay::left, Lay::left, alpha, beta, (seed % 2) == 0, seed++});
+        cases.push_back({45, 38, t, Lay::left, Lay::left, Lay::left, alpha, beta, kAllDtypes[seed % 6], seed++});
   return cases;
 }
 

@@ -26,6 +26,7 @@
 #include <ridgeline/backends/cuda/async_copy_sm80.hpp>
 #include <ridgeline/backends/cuda/carveout.hpp>
 #include <ridgeline/backends/cuda/dmma_sm90.hpp>
+#include <ridgeline/backends/cuda/hmma_sm80.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
@@ -128,6 +129,45 @@ struct GemmTilesFp64DmmaAsync {
   static constexpr bool matrix_unit = true;
 };
 
+// FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
+// hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
+// 128x128x32 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
+// float accumulators and 24 fragment registers; four K steps in flight, 4 x 2 x 128 x 40 x 2 B = 80 KB of
+// scratch per team (team_scratch.hpp lifts Kokkos 3.4's 48 KB), two teams per SM. The +8 pads make
+// every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. First cut:
+// the shape of the common Ampere tensor-core GEMMs (64x64 warp tiles, BK 32, 3-4 stages); the sweep
+// has not chosen it yet.
+struct GemmTilesHalfMmaAsync {
+  static constexpr int bm = 128, bn = 128, bk = 32;
+  static constexpr int warp_m = 64, warp_n = 64;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
+  static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
+  static constexpr int team_size = 128, vector_length = 1, stages = 4, min_blocks = 2;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopySm80;
+  template <class T, class Acc>
+  using micro_kernel = HmmaSm80MicroKernel<GemmTilesHalfMmaAsync, T, Acc>;
+  static constexpr const char* micro_kernel_name = "hmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
+};
+
+// FP16 and BF16 operands that cannot stage in packets (any strides and alignment): register staging,
+// 128x64x32 on 128 threads, 64x32 per warp, so a lane holds 64 accumulators, 16 fragment registers
+// and 48 staged elements; two stages of 2 x 32 x (136 + 72) x 2 B = 26 KB. Correct for every layout;
+// not tuned.
+struct GemmTilesHalfMma {
+  static constexpr int bm = 128, bn = 64, bk = 32;
+  static constexpr int warp_m = 64, warp_n = 32;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;
+  static constexpr int pad_a = 8, pad_b = 8;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
+  static constexpr int scratch_level = 0, group_m = 8;
+  template <class T, class Acc>
+  using micro_kernel = HmmaSm80MicroKernel<GemmTilesHalfMma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "hmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
+};
+
 // GEMV "rows": 16-byte packets down a column, 64 rows per team, so a column chunk is 256 B read by
 // 16 (fp32) or 32 (fp64) threads; the rest of the 1024 threads split the columns, 8 columns in
 // flight each. At 8192 rows there are only 128 teams, so the team must be wide to keep enough
@@ -166,12 +206,15 @@ struct GemvDotTiles {
 
 struct Tiles {
   static constexpr const char* name = "cuda";
+  // By element size: 8 bytes double, 4 float, 2 the 16-bit types.
+  template <class T, class Fp64, class Fp32, class Half>
+  using by_size = std::conditional_t<sizeof(T) == 8, Fp64, std::conditional_t<sizeof(T) == 4, Fp32, Half>>;
   template <class T>
-  using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64Dmma, GemmTilesFp32>;
+  using gemm = by_size<T, GemmTilesFp64Dmma, GemmTilesFp32, GemmTilesHalfMma>;
   template <class T>
-  using gemm_packets = std::conditional_t<sizeof(T) == 8, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets>;
+  using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfMmaAsync>;
   template <class T>
-  using gemm_packets_narrow = std::conditional_t<sizeof(T) == 8, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow>;
+  using gemm_packets_narrow = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow, GemmTilesHalfMmaAsync>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

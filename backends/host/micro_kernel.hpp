@@ -7,6 +7,7 @@
 // that divides TN. Device compilers (nvcc, hipcc) compiling a host space get the portable kernel.
 #include <Kokkos_Core.hpp>
 #include <cstring>
+#include <type_traits>
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::host {
@@ -82,8 +83,11 @@ struct VectorMicroKernel {
   }
 };
 
+// Inputs narrower than the accumulator (16-bit types, float accumulation) take the portable kernel,
+// which converts each scratch element as it loads it.
 template <class Cfg, class T, class Acc>
-using MicroKernel = VectorMicroKernel<Cfg, T, Acc>;
+using MicroKernel = std::conditional_t<std::is_same_v<T, Acc>, VectorMicroKernel<Cfg, T, Acc>,
+                                       detail::PortableMicroKernel<Cfg, T, Acc>>;
 #else
 template <class Cfg, class T, class Acc>
 using MicroKernel = detail::PortableMicroKernel<Cfg, T, Acc>;

@@ -2,7 +2,10 @@
 // Public GEMM entry: C = alpha * op(A) * op(B) + beta * C.
 //
 // A, B, C are rank-2 Views in LayoutLeft, LayoutRight or LayoutStride (strided subviews of larger
-// matrices), mixed freely, float or double. transA/transB are "N" or "T" ("C" means "T" for real
+// matrices), mixed freely. A and B share one element type: float, double, or a 16-bit type
+// (ridgeline::half_t, ridgeline::bhalf_t; half.hpp). C has that type too, or float when A and B are
+// 16-bit; 16-bit products accumulate in float, and alpha and beta are then float (the accumulator's
+// type, detail::GemmScalar). transA/transB are "N" or "T" ("C" means "T" for real
 // types). Every check runs before any launch and throws std::invalid_argument naming the shapes:
 // extents, transpose letters, memory spaces the execution space cannot access, and an output that
 // overlaps an input. Degenerate cases follow BLAS: M or N == 0 does nothing; K == 0 or alpha == 0
@@ -42,19 +45,23 @@ inline std::size_t workspace_limit() {
 }
 
 template <class ExecSpace, class AV, class BV, class CV>
-void gemm(const ExecSpace& exec, const char* transA, const char* transB, typename CV::const_value_type& alpha,
-          const AV& A, const BV& B, typename CV::const_value_type& beta, const CV& C) {
+void gemm(const ExecSpace& exec, const char* transA, const char* transB, const detail::GemmScalar<AV>& alpha,
+          const AV& A, const BV& B, const detail::GemmScalar<AV>& beta, const CV& C) {
   static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<BV>::value && Kokkos::is_view<CV>::value,
                 "ridgeline::gemm takes Kokkos::Views");
   static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<BV>() == 2 &&
                     detail::compat::view_rank<CV>() == 2,
                 "ridgeline::gemm: A, B and C must be rank 2");
-  using T = typename CV::non_const_value_type;
-  static_assert(std::is_same_v<T, typename CV::value_type>, "ridgeline::gemm: C must be non-const");
-  static_assert(std::is_same_v<T, typename AV::non_const_value_type> &&
-                    std::is_same_v<T, typename BV::non_const_value_type>,
-                "ridgeline::gemm: A, B and C must share one scalar type");
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ridgeline::gemm: float or double");
+  using T = typename AV::non_const_value_type;
+  using TC = typename CV::non_const_value_type;
+  using S = detail::GemmScalar<AV>;
+  static_assert(std::is_same_v<TC, typename CV::value_type>, "ridgeline::gemm: C must be non-const");
+  static_assert(std::is_same_v<T, typename BV::non_const_value_type>,
+                "ridgeline::gemm: A and B must share one element type");
+  static_assert(detail::is_gemm_input_v<T>,
+                "ridgeline::gemm: A and B must be float, double, ridgeline::half_t or ridgeline::bhalf_t");
+  static_assert(detail::is_gemm_output_v<T, TC>,
+                "ridgeline::gemm: C must have A's element type, or be float when A and B are 16-bit");
 
   const detail::Trans ta = detail::parse_trans(transA, "gemm", "transA");
   const detail::Trans tb = detail::parse_trans(transB, "gemm", "transB");
@@ -77,8 +84,8 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, typenam
 
   const std::int64_t M = c.rows, N = c.cols, K = a.cols;
   if (M == 0 || N == 0) return;
-  if (K == 0 || alpha == T(0)) {
-    if (beta != T(1)) detail::scale_matrix(exec, c, static_cast<T>(beta));
+  if (K == 0 || alpha == S(0)) {
+    if (beta != S(1)) detail::scale_matrix(exec, c, static_cast<S>(beta));
     return;
   }
   if (N == 1 && tb == detail::Trans::N) {
@@ -89,12 +96,12 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, typenam
   }
   detail::gemm_dispatch(exec, detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
                         detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs}, c,
-                        static_cast<T>(alpha), static_cast<T>(beta));
+                        static_cast<S>(alpha), static_cast<S>(beta));
 }
 
 template <class AV, class BV, class CV>
-void gemm(const char* transA, const char* transB, typename CV::const_value_type& alpha, const AV& A,
-          const BV& B, typename CV::const_value_type& beta, const CV& C) {
+void gemm(const char* transA, const char* transB, const detail::GemmScalar<AV>& alpha, const AV& A,
+          const BV& B, const detail::GemmScalar<AV>& beta, const CV& C) {
   gemm(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C);
 }
 

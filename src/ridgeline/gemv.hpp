@@ -1,8 +1,9 @@
 #pragma once
 // Public GEMV entry: y = alpha * op(A) * x + beta * y.
 //
-// A is a rank-2 View, x and y rank-1 Views, in any layout (strided subviews included), float or
-// double. trans is "N" or "T" ("C" means "T" for real types). Every check below runs before any
+// A is a rank-2 View, x and y rank-1 Views, in any layout (strided subviews included). A and x share
+// one element type: float, double, ridgeline::half_t or ridgeline::bhalf_t; y has it too, or float for
+// the 16-bit types, which accumulate in float (alpha and beta are then float). trans is "N" or "T" ("C" means "T" for real types). Every check below runs before any
 // launch and throws std::invalid_argument naming the shapes. beta == 0 never reads y; alpha == 0
 // or an empty reduction never reads A or x.
 #include <Kokkos_Core.hpp>
@@ -18,19 +19,23 @@
 namespace ridgeline {
 
 template <class ExecSpace, class AV, class XV, class YV>
-void gemv(const ExecSpace& exec, const char* trans, typename YV::const_value_type& alpha, const AV& A,
-          const XV& x, typename YV::const_value_type& beta, const YV& y) {
+void gemv(const ExecSpace& exec, const char* trans, const detail::GemmScalar<AV>& alpha, const AV& A,
+          const XV& x, const detail::GemmScalar<AV>& beta, const YV& y) {
   static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<XV>::value && Kokkos::is_view<YV>::value,
                 "ridgeline::gemv takes Kokkos::Views");
   static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<XV>() == 1 &&
                     detail::compat::view_rank<YV>() == 1,
                 "ridgeline::gemv: A must be rank 2, x and y rank 1");
-  using T = typename YV::non_const_value_type;
-  static_assert(std::is_same_v<T, typename YV::value_type>, "ridgeline::gemv: y must be non-const");
-  static_assert(std::is_same_v<T, typename AV::non_const_value_type> &&
-                    std::is_same_v<T, typename XV::non_const_value_type>,
-                "ridgeline::gemv: A, x and y must share one scalar type");
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "ridgeline::gemv: float or double");
+  using T = typename AV::non_const_value_type;
+  using TY = typename YV::non_const_value_type;
+  using S = detail::GemmScalar<AV>;
+  static_assert(std::is_same_v<TY, typename YV::value_type>, "ridgeline::gemv: y must be non-const");
+  static_assert(std::is_same_v<T, typename XV::non_const_value_type>,
+                "ridgeline::gemv: A and x must share one element type");
+  static_assert(detail::is_gemm_input_v<T>,
+                "ridgeline::gemv: A and x must be float, double, ridgeline::half_t or ridgeline::bhalf_t");
+  static_assert(detail::is_gemm_output_v<T, TY>,
+                "ridgeline::gemv: y must have A's element type, or be float when A and x are 16-bit");
 
   const detail::Trans t = detail::parse_trans(trans, "gemv", "trans");
   detail::require_accessible<ExecSpace>(A, "gemv", "A");
@@ -49,19 +54,19 @@ void gemv(const ExecSpace& exec, const char* trans, typename YV::const_value_typ
 
   const auto yy = detail::strided_vec(y);
   if (a.rows == 0) return;
-  if (a.cols == 0 || alpha == T(0)) {
-    if (beta != T(1)) detail::scale_vector(exec, yy, static_cast<T>(beta));
+  if (a.cols == 0 || alpha == S(0)) {
+    if (beta != S(1)) detail::scale_vector(exec, yy, static_cast<S>(beta));
     return;
   }
   detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs};
   const auto xs = detail::strided_vec(x);
-  detail::gemv_dispatch(exec, ac, detail::Strided1D<const T>{xs.data, xs.n, xs.s}, yy, static_cast<T>(alpha),
-                        static_cast<T>(beta));
+  detail::gemv_dispatch(exec, ac, detail::Strided1D<const T>{xs.data, xs.n, xs.s}, yy, static_cast<S>(alpha),
+                        static_cast<S>(beta));
 }
 
 template <class AV, class XV, class YV>
-void gemv(const char* trans, typename YV::const_value_type& alpha, const AV& A, const XV& x,
-          typename YV::const_value_type& beta, const YV& y) {
+void gemv(const char* trans, const detail::GemmScalar<AV>& alpha, const AV& A, const XV& x,
+          const detail::GemmScalar<AV>& beta, const YV& y) {
   gemv(typename YV::execution_space(), trans, alpha, A, x, beta, y);
 }
 

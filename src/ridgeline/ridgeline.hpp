@@ -2,5 +2,6 @@
 // Ridgeline: tiled GEMM/GEMV on Kokkos team policies, with a roofline of every run.
 #include "ridgeline/gemm.hpp"
 #include "ridgeline/gemv.hpp"
+#include "ridgeline/half.hpp"
 #include "ridgeline/library_info.hpp"
 #include "ridgeline/tile_config.hpp"

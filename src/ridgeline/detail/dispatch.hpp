@@ -14,6 +14,7 @@
 #include "ridgeline/detail/gemv_team.hpp"
 #include "ridgeline/detail/strided.hpp"
 #include "ridgeline/detail/workspace.hpp"
+#include "ridgeline/half.hpp"
 #include "ridgeline/tile_config.hpp"
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <ridgeline/backends/cuda/tile_table.hpp>
@@ -60,11 +61,22 @@ struct BackendFor<compat::HipSpace> {
 };
 #endif
 
-// The accumulator may be wider than the storage type (half storage, float accumulation).
+// The accumulator may be wider than the storage type: 16-bit inputs accumulate in float. It is also
+// the type of alpha and beta.
 template <class T>
 struct AccumulatorOf {
-  using type = T;
+  using type = std::conditional_t<is_half_v<T>, float, T>;
 };
+template <class T>
+using AccumulatorType = typename AccumulatorOf<T>::type;
+// The type of alpha and beta for inputs like the View AV: the accumulator of its element type.
+template <class AV>
+using GemmScalar = AccumulatorType<typename AV::non_const_value_type>;
+template <class T>
+constexpr bool is_gemm_input_v = std::is_same_v<T, float> || std::is_same_v<T, double> || is_half_v<T>;
+// C's (or y's) element type may be the inputs' or, for 16-bit inputs, float.
+template <class T, class TC>
+constexpr bool is_gemm_output_v = std::is_same_v<T, TC> || (is_half_v<T> && std::is_same_v<TC, float>);
 
 template <class ExecSpace, class T>
 using Backend = typename BackendFor<ExecSpace>::type;
@@ -74,9 +86,9 @@ template <class ExecSpace, class T>
 using GemmMicroKernel =
     typename Backend<ExecSpace, T>::template micro_kernel<GemmCfg<ExecSpace, T>, T,
                                                           typename AccumulatorOf<T>::type>;
-template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
 using GemmKernel = GemmTeamTiled<ExecSpace, GemmCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
-                                 GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN, kVec>;
+                                 GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN, kVec, TC>;
 
 // A table may hold a second GEMM entry, `gemm_packets`, for operands that stage in 16-byte packets:
 // cheaper staging leaves room for a larger micro-tile there. Without one, both paths use `gemm`.
@@ -109,16 +121,16 @@ template <class Cfg, class = void>
 struct AsyncEntry : std::false_type {};
 template <class Cfg>
 struct AsyncEntry<Cfg, std::void_t<typename Cfg::async_copy>> : std::true_type {};
-template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool kVec,
+template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool kVec, class TC = T,
           class Acc = typename AccumulatorOf<T>::type,
           class MK = typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, Acc>>
 using GemmKernelFor =
-    std::conditional_t<AsyncEntry<Cfg>::value, GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN>,
-                       GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec>>;
-template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
-using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec>;
-template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false>
-using GemmNarrowKernel = GemmKernelFor<ExecSpace, GemmNarrowCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec>;
+    std::conditional_t<AsyncEntry<Cfg>::value, GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, TC>,
+                       GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec, TC>>;
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
+using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec, TC>;
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
+using GemmNarrowKernel = GemmKernelFor<ExecSpace, GemmNarrowCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec, TC>;
 
 template <class ExecSpace, class T>
 constexpr bool has_narrow_entry = !std::is_same_v<GemmNarrowCfg<ExecSpace, T>, GemmPacketCfg<ExecSpace, T>>;
@@ -295,9 +307,9 @@ void after_launch(const ExecSpace& exec) {
   }
 }
 
-template <class Kernel, class ExecSpace, class T, class Acc>
+template <class Kernel, class ExecSpace, class T, class TC, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                 const Strided2D<T>& c, Acc alpha, Acc beta) {
+                 const Strided2D<TC>& c, Acc alpha, Acc beta) {
   using Cfg = typename Kernel::config;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm;
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
@@ -363,24 +375,24 @@ bool packet_staging_applies(const Strided2D<const T>& a, const Strided2D<const T
   }
 }
 
-template <class ExecSpace, class T, bool kAFastM, bool kBFastN, class Acc>
+template <class ExecSpace, class T, bool kAFastM, bool kBFastN, class TC, class Acc>
 void launch_gemm_staged(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                        const Strided2D<T>& c, Acc alpha, Acc beta) {
-  using Packable = GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN>;
+                        const Strided2D<TC>& c, Acc alpha, Acc beta) {
+  using Packable = GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, false, TC>;
   if constexpr (Packable::vector_capable) {
     if (packet_staging_applies<Packable>(a, b)) {
       if constexpr (has_narrow_entry<ExecSpace, T>) {
         if (gemm_uses_narrow<ExecSpace, T>(c.rows) &&
-            packet_staging_applies<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN>>(a, b)) {
-          launch_gemm<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
+            packet_staging_applies<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN, false, TC>>(a, b)) {
+          launch_gemm<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN, true, TC>>(exec, a, b, c, alpha, beta);
           return;
         }
       }
-      launch_gemm<GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, true>>(exec, a, b, c, alpha, beta);
+      launch_gemm<GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, true, TC>>(exec, a, b, c, alpha, beta);
       return;
     }
   }
-  launch_gemm<GemmKernel<ExecSpace, T, kAFastM, kBFastN>>(exec, a, b, c, alpha, beta);
+  launch_gemm<GemmKernel<ExecSpace, T, kAFastM, kBFastN, false, TC>>(exec, a, b, c, alpha, beta);
 }
 
 // Whether ridgeline::gemm stages these operands in 16-byte packets, i.e. runs the table's
@@ -496,9 +508,9 @@ Strided2D<T> block_of(const Strided2D<T>& x, std::int64_t r0, std::int64_t r1, s
   return Strided2D<T>{x.data + r0 * x.rs + c0 * x.cs, r1 - r0, c1 - c0, x.rs, x.cs};
 }
 
-template <class ExecSpace, class T, class Acc>
+template <class ExecSpace, class T, class TC, class Acc>
 void gemm_launch_oriented(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<T>& c, Acc al, Acc be) {
+                          const Strided2D<TC>& c, Acc al, Acc be) {
   const bool a_m = rows_contiguous(a);   // op(A) walks m contiguously
   const bool b_n = !rows_contiguous(b);  // op(B) walks n contiguously
   if (a_m && b_n) {
@@ -512,26 +524,26 @@ void gemm_launch_oriented(const ExecSpace& exec, const Strided2D<const T>& a, co
   }
 }
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TC>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<T>& c, T alpha, T beta, bool allow_copies = true);
+                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta, bool allow_copies = true);
 
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TY>
 void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
-                   const Strided1D<T>& y, T alpha, T beta);
+                   const Strided1D<TY>& y, AccumulatorType<T> alpha, AccumulatorType<T> beta);
 
 // A part of a split product. One row or one column is a GEMV, which reads the operand it streams
 // at memory speed; a GEMM tile would spend its full K loop on one useful row or column (4097^3:
 // 121 and 70 us against ~20 us each, under ncu, perf/results/h200-2026-11-30-565bb80-README.md).
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TC>
 void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                        const Strided2D<T>& c, T alpha, T beta) {
+                        const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
   if (c.cols == 1) {  // c = alpha * op(A) * b(:, 0) + beta * c
-    gemv_dispatch(exec, a, Strided1D<const T>{b.data, b.rows, b.rs}, Strided1D<T>{c.data, c.rows, c.rs},
+    gemv_dispatch(exec, a, Strided1D<const T>{b.data, b.rows, b.rs}, Strided1D<TC>{c.data, c.rows, c.rs},
                   alpha, beta);
   } else if (c.rows == 1) {  // c^T = alpha * op(B)^T * a(0, :)^T + beta * c^T
     gemv_dispatch(exec, Strided2D<const T>{b.data, b.cols, b.rows, b.cs, b.rs},
-                  Strided1D<const T>{a.data, a.cols, a.cs}, Strided1D<T>{c.data, c.cols, c.cs}, alpha, beta);
+                  Strided1D<const T>{a.data, a.cols, a.cs}, Strided1D<TC>{c.data, c.cols, c.cs}, alpha, beta);
   } else {
     gemm_dispatch(exec, a, b, c, alpha, beta, false);
   }
@@ -539,13 +551,12 @@ void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, cons
 
 // C's bulk [0, m0) x [0, n0) as one product, then the rows below it (full width) and the columns
 // right of the bulk, each as its own product. The three parts of C are disjoint.
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TC>
 void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<T>& c, T alpha, T beta, const PeelPlan& p) {
-  using Acc = typename AccumulatorOf<T>::type;
+                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta, const PeelPlan& p) {
   const std::int64_t m = c.rows, n = c.cols, k = a.cols;
   gemm_launch_oriented(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, 0, p.n0),
-                       block_of(c, 0, p.m0, 0, p.n0), static_cast<Acc>(alpha), static_cast<Acc>(beta));
+                       block_of(c, 0, p.m0, 0, p.n0), alpha, beta);
   if (p.m0 < m)
     gemm_dispatch_part(exec, block_of(a, p.m0, m, 0, k), b, block_of(c, p.m0, m, 0, n), alpha, beta);
   if (p.n0 < n)
@@ -555,9 +566,9 @@ void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, co
 
 // The product on aligned copies of op(A) and op(B), in the instance's workspace; falls back to
 // element staging when the device cannot hold the copies.
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TC>
 void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<T>& c, T alpha, T beta) {
+                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
   require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
   require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
   auto lease = lease_workspace(exec);
@@ -567,8 +578,7 @@ void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, co
     db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
   } catch (const std::exception&) {
     lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
-    using Acc = typename AccumulatorOf<T>::type;
-    gemm_launch_oriented(exec, a, b, c, static_cast<Acc>(alpha), static_cast<Acc>(beta));
+    gemm_launch_oriented(exec, a, b, c, alpha, beta);
     return;
   }
   gemm_dispatch(exec, pack_aligned(exec, a, da), pack_aligned(exec, b, db), c, alpha, beta, false);
@@ -576,10 +586,9 @@ void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, co
 
 // C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
 // allow_copies = false: the operands are already copies (or parts of a product that was split).
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TC>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<T>& c, T alpha, T beta, bool allow_copies) {
-  using Acc = typename AccumulatorOf<T>::type;
+                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta, bool allow_copies) {
   if (allow_copies && gemm_packs_operands<ExecSpace, T>(a, b)) {
     gemm_dispatch_packed(exec, a, b, c, alpha, beta);
     return;
@@ -589,7 +598,7 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
     gemm_dispatch_peeled(exec, a, b, c, alpha, beta, peel);
     return;
   }
-  gemm_launch_oriented(exec, a, b, c, static_cast<Acc>(alpha), static_cast<Acc>(beta));
+  gemm_launch_oriented(exec, a, b, c, alpha, beta);
 }
 
 // GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer
@@ -627,9 +636,9 @@ bool gemv_uses_tall(const ExecSpace& exec, std::int64_t rows) {
   }
 }
 
-template <class Kernel, class Cfg, class ExecSpace, class T, class Acc>
+template <class Kernel, class Cfg, class ExecSpace, class T, class TY, class Acc>
 void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
-                 const Strided1D<T>& y, Acc alpha, Acc beta) {
+                 const Strided1D<TY>& y, Acc alpha, Acc beta) {
   const std::int64_t teams = (a.rows + Cfg::rows - 1) / Cfg::rows;
   require_int_range(teams, "number of GEMV teams", "gemv");
   Kernel f{a, x, y, alpha, beta};
@@ -643,23 +652,23 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
 }
 
 // y = alpha * op(A) * x + beta * y with op(A) already applied as strides; rows, cols > 0.
-template <class ExecSpace, class T>
+template <class ExecSpace, class T, class TY>
 void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
-                   const Strided1D<T>& y, T alpha, T beta) {
-  using Acc = typename AccumulatorOf<T>::type;
+                   const Strided1D<TY>& y, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
+  using Acc = AccumulatorType<T>;
   using Be = Backend<ExecSpace, T>;
-  const Acc al = static_cast<Acc>(alpha), be = static_cast<Acc>(beta);
+  const Acc al = alpha, be = beta;
   if (rows_contiguous(a)) {
     const auto run = [&](auto cfg) {
       using Cfg = decltype(cfg);
       // Packets run down a column: every column must start on a packet boundary.
       const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
       if (vec) {
-        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, true>, Cfg>(exec, a, x, y, al, be);
+        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, true, TY>, Cfg>(exec, a, x, y, al, be);
       } else if (a.rs == 1) {
-        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, false>, Cfg>(exec, a, x, y, al, be);
+        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, true, false, TY>, Cfg>(exec, a, x, y, al, be);
       } else {
-        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, false, false>, Cfg>(exec, a, x, y, al, be);
+        launch_gemv<GemvRows<ExecSpace, Cfg, T, Acc, false, false, TY>, Cfg>(exec, a, x, y, al, be);
       }
     };
     using Tall = typename RowsTallCfgOf<Be, T>::type;
@@ -673,11 +682,11 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
     const bool vec = Cfg::vec > 1 && a.cs == 1 && a.rs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec) &&
                      x.s == 1 && aligned_to(x.data, Cfg::vec);
     if (vec) {
-      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, true>, Cfg>(exec, a, x, y, al, be);
+      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, true, TY>, Cfg>(exec, a, x, y, al, be);
     } else if (a.cs == 1) {
-      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, false>, Cfg>(exec, a, x, y, al, be);
+      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, false, TY>, Cfg>(exec, a, x, y, al, be);
     } else {
-      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, false, false>, Cfg>(exec, a, x, y, al, be);
+      launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, false, false, TY>, Cfg>(exec, a, x, y, al, be);
     }
   }
 }

@@ -46,6 +46,7 @@ struct GemmTileOrigin {
   }
 };
 
+// T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
 template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {
   static constexpr int kCV = int(16 / sizeof(T));

@@ -33,9 +33,10 @@
 namespace ridgeline::detail {
 
 // Always packet staging, so unlike GemmTeamTiled it takes no kVec: the dispatcher's kVec choice
-// does not apply (GemmKernelFor).
-template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN>
-struct GemmTeamAsync : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN>, T, Acc, MK> {
+// does not apply (GemmKernelFor). T: A and B; TC: C; Acc: the accumulator.
+template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC = T>
+struct GemmTeamAsync
+    : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, TC>, TC, Acc, MK> {
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
@@ -50,7 +51,7 @@ struct GemmTeamAsync : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kA
   static_assert(kStages >= 2, "at least one K step in flight while another is computed");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
-  using Epilogue = GemmEpilogue<GemmTeamAsync, T, Acc, MK>;
+  using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
   static constexpr int kCV = Epilogue::kCV;
   static constexpr bool c_packet_capable = Epilogue::c_packet_capable;
 
@@ -78,7 +79,7 @@ struct GemmTeamAsync : GemmEpilogue<GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kA
 
   Strided2D<const T> a;  // op(A): M x K
   Strided2D<const T> b;  // op(B): K x N
-  Strided2D<T> c;        // M x N
+  Strided2D<TC> c;       // M x N
   Acc alpha, beta;
   int tiles_m, tiles_n;
   // Split-K, as in GemmTeamTiled.

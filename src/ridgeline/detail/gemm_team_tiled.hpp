@@ -38,10 +38,11 @@ template <class Cfg>
 struct PrefetchFragments<Cfg, std::void_t<decltype(Cfg::prefetch_fragments)>>
     : std::bool_constant<Cfg::prefetch_fragments> {};
 
+// T: the element type of A and B; TC: that of C (T, or float for 16-bit inputs); Acc: the accumulator.
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
-          bool kVec = false>
+          bool kVec = false, class TC = T>
 struct GemmTeamTiled
-    : GemmEpilogue<GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec>, T, Acc, MK> {
+    : GemmEpilogue<GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec, TC>, TC, Acc, MK> {
   static_assert(Cfg::vector_length == 1, "the GEMM team tile maps one micro-tile set to each team thread");
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
@@ -68,7 +69,7 @@ struct GemmTeamTiled
 
   Strided2D<const T> a;  // op(A): M x K
   Strided2D<const T> b;  // op(B): K x N
-  Strided2D<T> c;        // M x N
+  Strided2D<TC> c;       // M x N
   Acc alpha, beta;
   int tiles_m, tiles_n;
   // Split-K (stages == 2 only): league rank / (tiles_m * tiles_n) is the slice, which covers
@@ -80,7 +81,7 @@ struct GemmTeamTiled
   // The dispatcher proved that C's rows are unit-stride and every column starts 16-byte aligned,
   // so kCV consecutive rows of a micro-tile piece are one vector store (and load, when beta != 0).
   bool c_packets = false;
-  using Epilogue = GemmEpilogue<GemmTeamTiled, T, Acc, MK>;
+  using Epilogue = GemmEpilogue<GemmTeamTiled, TC, Acc, MK>;
   static constexpr int kCV = Epilogue::kCV;
   static constexpr bool c_packet_capable = Epilogue::c_packet_capable;
   using Owner = typename MK::Owner;

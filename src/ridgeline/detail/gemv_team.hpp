@@ -30,7 +30,7 @@ struct GemvMinBlocks<Cfg, std::void_t<decltype(Cfg::min_blocks)>> {
 
 // kVec: the dispatcher proved that packets of Cfg::vec elements along the contiguous index are
 // aligned (base, leading stride); otherwise every access is a scalar.
-template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
+template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec, class TY = T>
 struct GemvRows {
   using policy_type =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, GemvMinBlocks<Cfg>::value>>;
@@ -48,7 +48,7 @@ struct GemvRows {
 
   Strided2D<const T> a;  // op(A): rows x cols, rows contiguous
   Strided1D<const T> x;
-  Strided1D<T> y;
+  Strided1D<TY> y;  // TY: T, or float for 16-bit inputs
   Acc alpha, beta;
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
@@ -144,7 +144,7 @@ struct GemvRows {
     if (i >= a.rows) return;
     Acc v = alpha * s;
     if (beta != Acc(0)) v += beta * static_cast<Acc>(y(i));
-    y(i) = static_cast<T>(v);
+    y(i) = static_cast<TY>(v);
   }
 };
 
@@ -153,7 +153,7 @@ struct GemvRows {
 // With one row per group, x was read once per row: as many bytes as A, and on the H200 the L2
 // (not DRAM) became the limit (ncu: L2 90%, DRAM 80% at 16384^2). Lane partial sums meet in scratch
 // and are added in lane order, so reruns are bit-identical.
-template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec>
+template <class ExecSpace, class Cfg, class T, class Acc, bool kUnit, bool kVec, class TY = T>
 struct GemvDot {
   using policy_type =
       Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, GemvMinBlocks<Cfg>::value>>;
@@ -173,7 +173,7 @@ struct GemvDot {
 
   Strided2D<const T> a;  // op(A): rows x cols, cols contiguous
   Strided1D<const T> x;
-  Strided1D<T> y;
+  Strided1D<TY> y;  // TY: T, or float for 16-bit inputs
   Acc alpha, beta;
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
@@ -276,7 +276,7 @@ struct GemvDot {
   KOKKOS_FORCEINLINE_FUNCTION void write(std::int64_t i, Acc s) const {
     Acc v = alpha * s;
     if (beta != Acc(0)) v += beta * static_cast<Acc>(y(i));
-    y(i) = static_cast<T>(v);
+    y(i) = static_cast<TY>(v);
   }
 };
 

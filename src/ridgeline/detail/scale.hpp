@@ -8,8 +8,9 @@
 
 namespace ridgeline::detail {
 
-template <class ExecSpace, class T>
-void scale_matrix(const ExecSpace& exec, Strided2D<T> c, T beta) {
+// S: the scalar type (T, or float for 16-bit T, which is scaled in float and rounded once).
+template <class ExecSpace, class T, class S>
+void scale_matrix(const ExecSpace& exec, Strided2D<T> c, S beta) {
   const std::int64_t n = c.rows * c.cols;
   if (n == 0) return;
   // Walk the contiguous index fastest.
@@ -19,17 +20,17 @@ void scale_matrix(const ExecSpace& exec, Strided2D<T> c, T beta) {
       KOKKOS_LAMBDA(std::int64_t e) {
         const std::int64_t i = rows_fast ? e % c.rows : e / c.cols;
         const std::int64_t j = rows_fast ? e / c.rows : e % c.cols;
-        c(i, j) = beta == T(0) ? T(0) : beta * c(i, j);
+        c(i, j) = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(c(i, j)));
       });
 }
 
-template <class ExecSpace, class T>
-void scale_vector(const ExecSpace& exec, Strided1D<T> y, T beta) {
+template <class ExecSpace, class T, class S>
+void scale_vector(const ExecSpace& exec, Strided1D<T> y, S beta) {
   if (y.n == 0) return;
   Kokkos::parallel_for(
       "ridgeline::scale_vector",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.n),
-      KOKKOS_LAMBDA(std::int64_t i) { y(i) = beta == T(0) ? T(0) : beta * y(i); });
+      KOKKOS_LAMBDA(std::int64_t i) { y(i) = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(y(i))); });
 }
 
 }  // namespace ridgeline::detail
