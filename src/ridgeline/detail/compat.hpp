@@ -2,6 +2,7 @@
 // The one place where Kokkos 3.4 and Kokkos 4.x/5.x differ for Ridgeline. Each branch says why.
 #include <Kokkos_Core.hpp>
 #include <type_traits>
+#include <utility>
 
 namespace ridgeline::detail::compat {
 
@@ -46,3 +47,18 @@ using HipSpace = Kokkos::Experimental::HIP;
 #else
 #define RIDGELINE_UNROLL_DEVICE
 #endif
+
+namespace ridgeline::detail {
+// f(std::integral_constant<int, i>{}) for i = 0 .. N-1, unrolled by the language rather than by the
+// compiler's heuristics: nvcc leaves a #pragma unroll loop rolled when its unrolled body grows past a
+// budget (the epilogue of a 128-accumulator tensor-core tile did), and a rolled loop indexes the
+// accumulator array at run time, which moves it to local memory.
+template <class F, int... I>
+KOKKOS_FORCEINLINE_FUNCTION void static_for_impl(F&& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, class F>
+KOKKOS_FORCEINLINE_FUNCTION void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+}  // namespace ridgeline::detail

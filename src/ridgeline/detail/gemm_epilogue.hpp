@@ -60,15 +60,15 @@ struct GemmEpilogue {
     const Strided2D<T>& c = k.c;
     const Acc alpha = k.alpha;
     Acc* w = k.work + std::int64_t(slice) * c.rows * c.cols;
-    RIDGELINE_UNROLL
-    for (int j = 0; j < MK::kTN; ++j) {
+    static_for<MK::kTN>([&](auto J) {
+      constexpr int j = decltype(J)::value;
       const std::int64_t n = n0 + MK::col(o, j);
       RIDGELINE_UNROLL
       for (int i = 0; i < MK::kTM; ++i) {
         const std::int64_t m = m0 + MK::row(o, i);
         if (m < c.rows && n < c.cols) w[n * c.rows + m] = alpha * MK::get(acc, i, j);
       }
-    }
+    });
   }
 
   // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
@@ -114,8 +114,8 @@ struct GemmEpilogue {
         return;
       }
     }
-    RIDGELINE_UNROLL
-    for (int j = 0; j < MK::kTN; ++j) {
+    static_for<MK::kTN>([&](auto J) {
+      constexpr int j = decltype(J)::value;
       const std::int64_t n = n0 + MK::col(o, j);
       RIDGELINE_UNROLL
       for (int i = 0; i < MK::kTM; ++i) {
@@ -126,7 +126,7 @@ struct GemmEpilogue {
           c(m, n) = static_cast<T>(v);
         }
       }
-    }
+    });
   }
 };
 
