@@ -275,6 +275,63 @@ void sweep_gemm_dmma(int n, int reps) {
   gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 2, false>, T>("regs 64x64x16 w32x32 2/SM", A, B, C, ref, reps,
                                                            base);
 }
+
+// ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
+template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync>
+struct Hmma : SweepAsync<kAsync> {
+  static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
+  static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
+  template <class T, class Acc>
+  using micro_kernel = ridgeline::backends::cuda::HmmaSm80MicroKernel<Hmma, T, Acc>;
+};
+
+template <class Cfg, class T>
+void hmma_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<float>& C,
+                    const Matrix<float>& ref, int reps, double base_s) {
+  using K = rd::GemmKernelFor<Exec, Cfg, T, true, false, true, float>;
+  const auto a = rd::strided_op(A, rd::Trans::N);
+  const auto b = rd::strided_op(B, rd::Trans::N);
+  const auto c = rd::strided_op(C, rd::Trans::N);
+  const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  try {
+    if (rd::AsyncEntry<Cfg>::value && !rd::packet_staging_applies<K>(ac, bc)) throw std::runtime_error("no packets");
+    const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, 1.0f, 0.0f); });
+    const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
+    std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3,
+                flops / s * 1e-9, base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), K::scratch_bytes());
+  } catch (const std::exception& e) {
+    std::printf("  %-44s rejected: %s\n", name, e.what());
+  }
+}
+
+template <class T>
+void sweep_gemm_hmma(int n, int reps, const char* dtype) {
+  Matrix<T> A("A", n, n), B("B", n, n);
+  Matrix<float> C("C", n, n), ref("ref", n, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * n * double(n) * n;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
+  std::printf("gemm NN %d^3 %s->fp32: table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
+              flops / base * 1e-9);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 3, 2, true>, T>("async 128x128x32 w64x64 3st 2/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 1, true>, T>("async 128x128x64 w64x64 3st 1/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<128, 256, 32, 64, 64, 3, 1, true>, T>("async 128x256x32 w64x64 3st 1/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<256, 128, 32, 64, 64, 3, 1, true>, T>("async 256x128x32 w64x64 3st 1/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<128, 128, 32, 32, 64, 4, 2, true>, T>("async 128x128x32 w32x64 4st 2/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 32, 4, 2, true>, T>("async 128x128x32 w64x32 4st 2/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<64, 128, 32, 32, 64, 4, 3, true>, T>("async 64x128x32 w32x64 4st 3/SM", A, B, C, ref, reps,
+                                                          base);
+  hmma_candidate<Hmma<128, 64, 32, 64, 32, 2, 2, false>, T>("regs 128x64x32 w64x32 2/SM", A, B, C, ref, reps,
+                                                           base);
+}
 #endif
 
 // ---- non-square GEMM: the table's entries side by side ---------------------------------------
@@ -468,6 +525,8 @@ int main(int argc, char** argv) {
   app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on (none: no shapes)");
   std::vector<std::string> rect64;
   app.add_option("--rect64", rect64, "MxNxK GEMM shapes (fp64) to run every table entry on");
+  std::vector<int> hmma_n;
+  app.add_option("--hmma", hmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the tensor-core sweep");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
@@ -481,6 +540,12 @@ int main(int argc, char** argv) {
     sweep_gemm<double, typename Be::template gemm<double>>(n, reps);
 #endif
   }
+#if defined(KOKKOS_ENABLE_CUDA)
+  for (int n : hmma_n) {
+    sweep_gemm_hmma<ridgeline::half_t>(n, reps, "fp16");
+    sweep_gemm_hmma<ridgeline::bhalf_t>(n, reps, "bf16");
+  }
+#endif
   for (const auto& r : rect) {
     long long m = 0, n = 0, k = 0;
     if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<float>(m, n, k, reps);

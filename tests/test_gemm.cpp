@@ -229,21 +229,23 @@ TEST(Gemm, GuardBandRightDouble) {
 }
 
 // Two calls on the same inputs must give the same bits (and the right answer).
-template <class T = float>
+template <class T = float, class TC = T>
 void rerun_is_bit_identical(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
   auto A = make_matrix<T, Kokkos::LayoutLeft>("A", m, k);
   auto B = make_matrix<T, Kokkos::LayoutLeft>("B", k, n);
-  auto C1 = make_matrix<T, Kokkos::LayoutLeft>("C1", m, n);
-  auto C2 = make_matrix<T, Kokkos::LayoutLeft>("C2", m, n);
+  auto C1 = make_matrix<TC, Kokkos::LayoutLeft>("C1", m, n);
+  auto C2 = make_matrix<TC, Kokkos::LayoutLeft>("C2", m, n);
   fill_random(A, seed), fill_random(B, seed + 1);
-  fill_value(C1, poison<T>()), fill_value(C2, poison<T>());
-  ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), C1);
-  ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), C2);
+  fill_value(C1, poison<TC>()), fill_value(C2, poison<TC>());
+  using S = detail::GemmScalar<decltype(A)>;
+  ridgeline::gemm(Exec(), "N", "N", S(1), A, B, S(0), C1);
+  ridgeline::gemm(Exec(), "N", "N", S(1), A, B, S(0), C2);
   Kokkos::fence();
   const auto h1 = to_host(C1), h2 = to_host(C2);
   EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0)
       << m << "x" << n << "x" << k;
-  EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps<float>())));
+  const Tolerance tol = tolerance_of<T, TC>();
+  EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, tol.acc, tol.out)));
 }
 
 // ---- 16-byte packet staging: tails in M, N and K, and the fallback -----------------------------
@@ -489,22 +491,24 @@ TEST(Gemm, PacketEntryCarveoutLeavesL1) {
 // Products too small in M x N to fill the device split K into slices, summed in order afterwards.
 // Each case says which path it must take on backends that have it (split-K needs a table that
 // reports compute units and two-stage tiles, i.e. the GPU tables), so it cannot pass by skipping it.
-template <class T, class LA, class LB>
+template <class T, class LA, class LB, class TC = T>
 void few_tiles_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, double beta,
                     std::uint64_t seed, bool expect_split) {
   const bool a_t = ta == 'T', b_t = tb == 'T';
   auto A = make_matrix<T, LA>("A", a_t ? k : m, a_t ? m : k);
   auto B = make_matrix<T, LB>("B", b_t ? n : k, b_t ? k : n);
-  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
+  auto C = make_matrix<TC, Kokkos::LayoutLeft>("C", m, n);
   fill_operands(A, B, C, beta, seed);
   const HostMatrix hC0 = to_host(C);
   const char tra[2] = {ta, 0}, trb[2] = {tb, 0};
   const TileConfig cfg = gemm_tile_config(Exec(), tra, trb, A, B);
   if (expect_split) EXPECT_GT(cfg.k_slices, 1) << ta << tb << " " << m << "x" << n << "x" << k;
-  ridgeline::gemm(Exec(), tra, trb, T(0.7), A, B, static_cast<T>(beta), C);
+  using S = detail::GemmScalar<decltype(A)>;
+  ridgeline::gemm(Exec(), tra, trb, S(0.7), A, B, static_cast<S>(beta), C);
   Kokkos::fence();
-  const auto want =
-      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7, beta, eps<T>());
+  const Tolerance tol = tolerance_of<T, TC>();
+  const auto want = reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7,
+                                   beta, tol.acc, tol.out);
   EXPECT_TRUE(matches(to_host(C), want))
       << ta << tb << " " << m << "x" << n << "x" << k << " beta " << beta << " slices " << cfg.k_slices;
 }
@@ -787,31 +791,36 @@ struct DmmaTiles : AsyncStagingOf<kAsync> {
 // C = 0.7 op(A) op(B) - 0.4 C through kernel Cfg, with op(A) m- or k-contiguous (kAFastM) and op(B)
 // n- or k-contiguous (kBFastN). The operands are sub-views of buffers whose leading dimension is
 // rounded up to even, so every line starts 16-byte aligned (packets) while m, n, k stay odd.
-template <class Cfg, bool kAFastM, bool kBFastN>
-void run_dmma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
-  using Kernel = detail::GemmKernelFor<Exec, Cfg, double, kAFastM, kBFastN, true>;
-  const auto even = [](std::int64_t x) { return x + (x & 1); };
+// The operands are sub-views of buffers whose leading dimension is rounded up to 16 bytes, so every
+// line starts 16-byte aligned (packets) while m, n, k stay odd. T: A and B; TC: C.
+template <class Cfg, bool kAFastM, bool kBFastN, class T = double, class TC = T>
+void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
+  using Plain = detail::GemmKernelFor<Exec, Cfg, T, kAFastM, kBFastN, false, TC>;
+  using Kernel = detail::GemmKernelFor<Exec, Cfg, T, kAFastM, kBFastN, Plain::vector_capable, TC>;
+  using S = detail::AccumulatorType<T>;
+  constexpr std::int64_t W = 16 / sizeof(T);
+  const auto lead = [](std::int64_t x) { return (x + W - 1) / W * W; };
   const std::int64_t ar = kAFastM ? m : k, ac = kAFastM ? k : m;  // A as stored, LayoutLeft
   const std::int64_t br = kBFastN ? n : k, bc = kBFastN ? k : n;
-  Kokkos::View<double**, Kokkos::LayoutLeft, Mem> bigA("bigA", even(ar), ac), bigB("bigB", even(br), bc);
+  Kokkos::View<T**, Kokkos::LayoutLeft, Mem> bigA("bigA", lead(ar), ac), bigB("bigB", lead(br), bc);
   auto A = Kokkos::subview(bigA, std::make_pair(std::int64_t(0), ar), Kokkos::ALL);
   auto B = Kokkos::subview(bigB, std::make_pair(std::int64_t(0), br), Kokkos::ALL);
-  auto C = make_matrix<double, Kokkos::LayoutLeft>("C", m, n);
+  auto C = make_matrix<TC, Kokkos::LayoutLeft>("C", m, n);
   fill_random(bigA, seed), fill_random(bigB, seed + 1), fill_random(C, seed + 2);
   const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
   const auto a = detail::strided_op(A, kAFastM ? detail::Trans::N : detail::Trans::T);
   const auto b = detail::strided_op(B, kBFastN ? detail::Trans::T : detail::Trans::N);
-  const detail::Strided2D<const double> ac_{a.data, a.rows, a.cols, a.rs, a.cs},
-      bc_{b.data, b.rows, b.cols, b.rs, b.cs};
+  const detail::Strided2D<const T> ac_{a.data, a.rows, a.cols, a.rs, a.cs}, bc_{b.data, b.rows, b.cols, b.rs, b.cs};
   ASSERT_EQ(detail::rows_contiguous(ac_), kAFastM);
   ASSERT_EQ(detail::rows_contiguous(bc_), !kBFastN);
   if (detail::AsyncEntry<Cfg>::value) ASSERT_TRUE(detail::packet_staging_applies<Kernel>(ac_, bc_));
-  detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), 0.7, -0.4);
+  detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), S(0.7), S(-0.4));
   Kokkos::fence();
-  const auto want = reference_gemm(transpose_if(hA, !kAFastM), transpose_if(hB, kBFastN), hC0, 0.7, -0.4,
-                                   std::numeric_limits<double>::epsilon());
+  const Tolerance tol = tolerance_of<T, TC>();
+  const auto want =
+      reference_gemm(transpose_if(hA, !kAFastM), transpose_if(hB, kBFastN), hC0, 0.7, -0.4, tol.acc, tol.out);
   EXPECT_TRUE(matches(to_host(C), want))
-      << "DMMA " << (detail::AsyncEntry<Cfg>::value ? "async" : "registers") << " kAFastM=" << kAFastM
+      << (detail::AsyncEntry<Cfg>::value ? "async" : "registers") << " kAFastM=" << kAFastM
       << " kBFastN=" << kBFastN << " " << m << "x" << n << "x" << k;
 }
 
@@ -822,10 +831,10 @@ void run_dmma_tiles_all() {
   std::uint64_t seed = 9100;
   const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {64, 32, 48}};
   for (const auto& s : shapes) {
-    run_dmma_tiles<Cfg, true, false>(s[0], s[1], s[2], seed += 3);
-    run_dmma_tiles<Cfg, false, true>(s[0], s[1], s[2], seed += 3);
-    run_dmma_tiles<Cfg, true, true>(s[0], s[1], s[2], seed += 3);
-    run_dmma_tiles<Cfg, false, false>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, true, false>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, true>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, true, true>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, false>(s[0], s[1], s[2], seed += 3);
   }
 }
 
@@ -850,6 +859,66 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
   few_tiles_case<double, L, L>('T', 'T', 130, 250, reduced() ? 1001 : 4001, 0.0, 9304, true);
   rerun_is_bit_identical<double>(128, 256, reduced() ? 1024 : 4096, 9307);
   rerun_is_bit_identical<double>(1000, 1000, 1000, 9310);
+}
+
+// ---- the HMMA micro-kernel (FP16/BF16 in, FP32 accumulate), on small tiles with tails -----------
+// As for DMMA: every orientation (ldmatrix reads k-major scratch with .trans and k-contiguous scratch
+// as it is), M, N and K tails, a single partial tile, and both output types.
+template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages, bool kAsync>
+struct HmmaTiles : AsyncStagingOf<kAsync> {
+  static constexpr int bm = kBm, bn = kBn, bk = kBk;
+  static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
+  static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = 1, scratch_level = 0, group_m = 2;
+  template <class T, class Acc>
+  using micro_kernel = backends::cuda::HmmaSm80MicroKernel<HmmaTiles, T, Acc>;
+};
+
+template <class Cfg, class T, class TC>
+void run_hmma_tiles_all() {
+  // 32x32x16 tiles: 71x37x83 leaves tails of 7, 5 and 3 (64x32x32: 7, 5, 19); 20x9x5 is one partial
+  // tile and K step.
+  std::uint64_t seed = 9500;
+  const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {64, 64, 96}};
+  for (const auto& s : shapes) {
+    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3);
+  }
+}
+
+using HmmaRegisters = HmmaTiles<32, 32, 16, 16, 16, 2, false>;
+using HmmaAsync = HmmaTiles<64, 32, 32, 16, 32, 3, true>;
+using HmmaAsyncWide = HmmaTiles<64, 64, 32, 32, 32, 2, true>;
+TEST(GemmHmma, RegisterStagingHalfToFloat) {
+  run_hmma_tiles_all<HmmaRegisters, half_t, float>();
+}
+TEST(GemmHmma, RegisterStagingBf16) {
+  run_hmma_tiles_all<HmmaRegisters, bhalf_t, bhalf_t>();
+}
+TEST(GemmHmma, AsyncStagingHalf) {
+  run_hmma_tiles_all<HmmaAsync, half_t, half_t>();
+}
+TEST(GemmHmma, AsyncStagingBf16ToFloat) {
+  run_hmma_tiles_all<HmmaAsync, bhalf_t, float>();
+}
+TEST(GemmHmma, AsyncStagingWideWarpsHalfToFloat) {
+  run_hmma_tiles_all<HmmaAsyncWide, half_t, float>();
+}
+
+// The table's 16-bit entries through ridgeline::gemm: the tensor-core micro-kernel on both paths,
+// split-K, and bit-identical reruns.
+TEST(GemmHmma, TableEntriesSplitKAndRerun) {
+  EXPECT_EQ((gemm_tile_config<Exec, half_t>(true).micro_kernel), "hmma-m16n8k16");
+  EXPECT_EQ((gemm_tile_config<Exec, bhalf_t>(false).micro_kernel), "hmma-m16n8k16");
+  EXPECT_TRUE((gemm_tile_config<Exec, half_t>(true).matrix_unit));
+  using L = Kokkos::LayoutLeft;
+  few_tiles_case<half_t, L, L, float>('N', 'N', 128, 256, reduced() ? 1024 : 4096, 0.5, 9601, true);
+  few_tiles_case<bhalf_t, L, L, bhalf_t>('T', 'T', 130, 250, reduced() ? 1001 : 4001, 0.0, 9604, true);
+  rerun_is_bit_identical<half_t, float>(128, 256, reduced() ? 1024 : 4096, 9607);
+  rerun_is_bit_identical<bhalf_t, float>(1000, 1000, 1000, 9610);
 }
 #endif
 
