@@ -30,6 +30,53 @@ namespace {
 
 namespace wg = ridgeline::backends::cuda::wgmma;
 
+// ---- host: the layouts, descriptors and fragment map agree with each other ----------------------
+// The address wgmma reads for element (r, kk), kk < 16, of the k16 slice a descriptor names, as this
+// file models the PTX ISA's canonical K-major layouts: core matrices of 8 rows x 16 bytes, SBO
+// between 8-row groups, LBO between the two 8-element halves of the slice (no swizzle); with the
+// 128-byte swizzle, rows 128 bytes apart and address bits 4-6 XORed with bits 7-9. If the device
+// cases fail while this passes, the model (not the code's consistency) is what is wrong.
+std::uint32_t modeled_address(std::uint64_t d, int r, int kk) {
+  const std::uint32_t start = std::uint32_t(d & 0x3FFF) << 4, lbo = std::uint32_t((d >> 16) & 0x3FFF) << 4,
+                      sbo = std::uint32_t((d >> 32) & 0x3FFF) << 4;
+  if ((d >> 62) == 0) return start + (r / 8) * sbo + (kk / 8) * lbo + (r % 8) * 16 + (kk % 8) * 2;
+  const std::uint32_t pre = start + (r / 8) * sbo + (r % 8) * 128 + kk * 2;
+  return pre ^ (((pre >> 7) & 7) << 4);
+}
+
+template <class Layout>
+void check_layout(int rows, int K, std::uint32_t base) {
+  std::vector<int> hits(std::size_t(rows) * K, 0);
+  int bad = 0;
+  for (int r = 0; r < rows; ++r) {
+    for (int k = 0; k < K; ++k) {
+      const int o = Layout::offset(r, k, rows, K);
+      ASSERT_TRUE(o >= 0 && o < rows * K) << "offset out of the tile at " << r << ", " << k;
+      bad += hits[o]++ != 0;
+      bad += modeled_address(Layout::descriptor(base, k / 16, rows, K), r, k % 16) != base + 2u * o;
+    }
+  }
+  EXPECT_EQ(bad, 0) << rows << " x " << K;
+}
+
+TEST(WgmmaLayout, DescriptorsAddressTheStagedElements) {
+  for (int rows : {64, 128, 256}) {
+    for (int K : {16, 32, 64, 128}) check_layout<wg::KMajorInterleave>(rows, K, 0x400);
+    for (int K : {64, 128}) check_layout<wg::KMajorSwizzle128>(rows, K, 0x2000);
+  }
+}
+
+TEST(WgmmaLayout, FragmentMapCoversTheTileOnce) {
+  for (int N : {64, 128, 256}) {
+    std::vector<int> hits(std::size_t(64) * N, 0);
+    for (int t = 0; t < 128; ++t) {
+      for (int i = 0; i < N / 2; ++i)
+        ++hits[std::size_t(wg::fragment_row(t, i)) * N + wg::fragment_col(t, i)];
+    }
+    EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 64 * N) << "N = " << N;
+  }
+}
+
 #if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
 
 // Random 16-bit operands whose values are known exactly: random sign, exponent in [-6, 0] and
