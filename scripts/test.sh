@@ -32,7 +32,10 @@ if has example; then
 fi
 if has cuda; then
   say "CUDA backend: compile and link only"
-  "$root/scripts/build.sh" cuda
+  # Where CUDA >= 12's tools are present (CI, the build machines) the route must work, not fall back.
+  route=()
+  [ -x "${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin/ptxas" ] && route=(-DRIDGELINE_CUDA_SM90A=ON)
+  "$root/scripts/build.sh" cuda "${route[@]}"
   say "CUDA backend without the sm_90a route (plain CUDA 11.8): test_gemm_cuda only"
   RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_TARGETS="test_gemm_cuda" \
     "$root/scripts/build.sh" cuda -DRIDGELINE_CUDA_SM90A=OFF -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_ENABLE_APPS=OFF
