@@ -8,6 +8,7 @@
 #   scripts/build.sh hip    [cmake args...]   Kokkos HIP (gfx90a, compile-only), into build/hip
 #
 # RIDGELINE_TARGETS (space-separated) limits what is built; default: everything.
+# RIDGELINE_SM90A_CUDA_ROOT: the CUDA >= 12 toolkit of the sm_90a route (default /usr/local/cuda).
 # RIDGELINE_BUILD_DIR overrides the build folder (default build/<backend>), e.g. for a second
 # configuration of the same backend.
 set -euo pipefail
@@ -35,7 +36,7 @@ case $mode in
     export CUDA_ROOT=/usr/lib/nvidia-cuda-toolkit NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
     args+=(-DCMAKE_CXX_COMPILER="$deps/bin/nvcc_sm90" -DCMAKE_CXX_FLAGS=-arch=sm_80
       -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc -DCUDAToolkit_INCLUDE_DIR=/usr/include
-      -DRIDGELINE_SM90A_TOOLS="$deps/bin/sm90a")
+      -DRIDGELINE_SM90A_TOOLS="$deps/bin/sm90a" -DRIDGELINE_SM90A_CUDA_ROOT="${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}")
     ;;
   hip)
     export HIP_PLATFORM=amd ROCM_PATH=/usr
