@@ -7,6 +7,8 @@
 #          Debian's trilinos 13.2 source package, installed under $RIDGELINE_DEPS/install/host
 # cuda     CUDA 11.8 + g++-11 from Debian non-free; Kokkos 3.4.01 with CUDA, AMPERE80 retargeted to
 #          sm_90, installed under $RIDGELINE_DEPS/install/cuda (Kokkos Kernels too, no cuBLAS TPL)
+#          and the PTX-8 / sm_90a route's launcher and ptxas/fatbinary shims (scripts/sm90a) in
+#          $RIDGELINE_DEPS/bin/sm90a; CMake turns the route on when a CUDA >= 12 toolkit is found
 # hip      hipcc 5.2; Kokkos 3.4.01 with HIP, VEGA908 retargeted to gfx90a (compile-only backend)
 # kokkos5  Debian sid's libkokkos-dev 5.2.2 headers, unpacked under $RIDGELINE_DEPS/kokkos5
 #
@@ -157,6 +159,23 @@ do_host() {
   build_kokkos host g++ -DKokkos_ENABLE_OPENMP=ON
 }
 
+# The PTX-8 / sm_90a route (wgmma with CUDA 11.8's front end; cmake/ridgeline_sm90a.cmake): the
+# launcher and the ptxas/fatbinary shims, copied from scripts/sm90a on every run so they follow the
+# checkout. Kokkos itself is never built through them.
+install_sm90a_tools() {
+  local dest=$deps/bin/sm90a t
+  mkdir -p "$dest"
+  for t in launch ptxas fatbinary; do
+    cmp -s "$root/scripts/sm90a/$t" "$dest/$t" || install -m 755 "$root/scripts/sm90a/$t" "$dest/$t"
+  done
+  local cuda12=${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin
+  if [ -x "$cuda12/ptxas" ] && [ -x "$cuda12/fatbinary" ]; then
+    log "sm_90a route tools in $dest (assembler: $("$cuda12/ptxas" --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'))"
+  else
+    log "no ptxas/fatbinary in $cuda12: CUDA builds will use mma.sync only (no sm_90a route)"
+  fi
+}
+
 do_cuda() {
   ensure_extra_sources
   apt_install dpkg-dev nvidia-cuda-toolkit g++-11
@@ -164,6 +183,7 @@ do_cuda() {
   cuda_env
   local w=$deps/bin/nvcc_sm90
   write_retarget_wrapper "$w" "$deps/src/kokkos/bin/nvcc_wrapper" sm_80 sm_90
+  install_sm90a_tools
   build_kokkos cuda "$w" -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
     -DCMAKE_CXX_FLAGS=-arch=sm_80 -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc \
     -DCUDAToolkit_INCLUDE_DIR=/usr/include

@@ -2,10 +2,15 @@
 # Configures and builds Ridgeline for one backend, after making sure its dependencies exist.
 #
 #   scripts/build.sh host   [cmake args...]   OpenMP + Serial, into build/host
-#   scripts/build.sh cuda   [cmake args...]   Kokkos::Cuda (CUDA 11.8, sm_90), into build/cuda
+#   scripts/build.sh cuda   [cmake args...]   Kokkos::Cuda (CUDA 11.8, sm_90), into build/cuda; through
+#                                             the sm_90a route (wgmma) when CUDA >= 12's ptxas is found
+#                                             (-DRIDGELINE_CUDA_SM90A=OFF: plain CUDA 11.8, mma.sync only)
 #   scripts/build.sh hip    [cmake args...]   Kokkos HIP (gfx90a, compile-only), into build/hip
 #
 # RIDGELINE_TARGETS (space-separated) limits what is built; default: everything.
+# RIDGELINE_SM90A_CUDA_ROOT: the CUDA >= 12 toolkit of the sm_90a route (default /usr/local/cuda).
+# RIDGELINE_BUILD_DIR overrides the build folder (default build/<backend>), e.g. for a second
+# configuration of the same backend.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,7 +22,8 @@ shift || true
 "$root/scripts/bootstrap.sh" "$mode"
 
 mkdir -p "$root/build"
-bdir=$root/build/$mode
+bdir=${RIDGELINE_BUILD_DIR:-$root/build/$mode}
+log=$bdir-configure.log
 prefix=$deps/install/$mode
 args=(-DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix"
   -DCMAKE_INSTALL_PREFIX="$root/build/$mode-install")
@@ -29,7 +35,8 @@ case $mode in
     export PATH=/usr/lib/nvidia-cuda-toolkit/bin:/usr/bin:/bin:$PATH
     export CUDA_ROOT=/usr/lib/nvidia-cuda-toolkit NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
     args+=(-DCMAKE_CXX_COMPILER="$deps/bin/nvcc_sm90" -DCMAKE_CXX_FLAGS=-arch=sm_80
-      -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc -DCUDAToolkit_INCLUDE_DIR=/usr/include)
+      -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc -DCUDAToolkit_INCLUDE_DIR=/usr/include
+      -DRIDGELINE_SM90A_TOOLS="$deps/bin/sm90a" -DRIDGELINE_SM90A_CUDA_ROOT="${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}")
     ;;
   hip)
     export HIP_PLATFORM=amd ROCM_PATH=/usr
@@ -41,8 +48,8 @@ case $mode in
     ;;
 esac
 
-cmake -S "$root" -B "$bdir" "${args[@]}" "$@" >"$root/build/$mode-configure.log" 2>&1 ||
-  { tail -n 40 "$root/build/$mode-configure.log"; exit 1; }
+cmake -S "$root" -B "$bdir" "${args[@]}" "$@" >"$log" 2>&1 || { tail -n 40 "$log"; exit 1; }
+grep -h "Ridgeline CUDA matrix units" "$log" || true
 if [ -n "${RIDGELINE_TARGETS:-}" ]; then
   # shellcheck disable=SC2086
   cmake --build "$bdir" -j "$jobs" --target $RIDGELINE_TARGETS

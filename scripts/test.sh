@@ -2,7 +2,9 @@
 # The test command: everything CI checks, from a fresh Debian 12 machine.
 #   1. host build (OpenMP + Serial): the GoogleTest suite through ctest
 #   2. install, then build and run examples/ against the installed package
-#   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed)
+#   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed), through the
+#      sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
+#      (route off, mma.sync only), which must keep building
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
 #   5. Kokkos 5.2 compile gate (scripts/check_kokkos5.sh)
 # RIDGELINE_TEST_STEPS selects steps, e.g. RIDGELINE_TEST_STEPS="host example" for a quick run.
@@ -30,7 +32,13 @@ if has example; then
 fi
 if has cuda; then
   say "CUDA backend: compile and link only"
-  "$root/scripts/build.sh" cuda
+  # Where CUDA >= 12's tools are present (CI, the build machines) the route must work, not fall back.
+  route=()
+  [ -x "${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin/ptxas" ] && route=(-DRIDGELINE_CUDA_SM90A=ON)
+  "$root/scripts/build.sh" cuda "${route[@]}"
+  say "CUDA backend without the sm_90a route (plain CUDA 11.8): test_gemm_cuda only"
+  RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_TARGETS="test_gemm_cuda" \
+    "$root/scripts/build.sh" cuda -DRIDGELINE_CUDA_SM90A=OFF -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_ENABLE_APPS=OFF
 fi
 if has hip; then
   say "HIP backend: compile and link only"

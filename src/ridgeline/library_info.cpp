@@ -26,7 +26,18 @@ std::string kokkos_description() {
 #if defined(KOKKOS_ENABLE_SERIAL)
   s += sep, s += "Serial", sep = ",";
 #endif
-  return s + "]";
+  s += "]";
+  const std::string units = cuda_matrix_units();
+  if (!units.empty()) s += "; cuda matrix units: " + units;
+  return s;
+}
+
+std::string cuda_matrix_units() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return RIDGELINE_HAVE_SM90A ? "wgmma (sm_90a route)" : "mma.sync only";
+#else
+  return "";
+#endif
 }
 
 }  // namespace ridgeline
