@@ -319,6 +319,12 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
                                                            base);
   hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 1, true>, T>("async 128x128x64 w64x64 3st 1/SM", A, B, C, ref, reps,
                                                            base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true>, T>("async 128x128x64 w64x64 3st 2/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 2, 2, true>, T>("async 128x128x64 w64x64 2st 2/SM", A, B, C, ref, reps,
+                                                           base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 6, 2, true>, T>("async 128x128x32 w64x64 6st 2/SM", A, B, C, ref, reps,
+                                                           base);
   hmma_candidate<Hmma<128, 256, 32, 64, 64, 3, 1, true>, T>("async 128x256x32 w64x64 3st 1/SM", A, B, C, ref, reps,
                                                            base);
   hmma_candidate<Hmma<256, 128, 32, 64, 64, 3, 1, true>, T>("async 256x128x32 w64x64 3st 1/SM", A, B, C, ref, reps,
