@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -58,14 +59,61 @@ template <class Scalar>
 using Vector = Kokkos::View<Scalar*, Kokkos::LayoutLeft, MemSpace>;
 
 // Fills a freshly allocated (hence contiguous) view with the counter-based inputs. Index order is
-// column-major storage order, which is what cublas_baseline.cu uses too.
+// column-major storage order, which is what cublas_baseline.cu uses too. bits > 0 draws values with
+// that many significant bits (input_value_bits: fp16, bf16 and tf32 inputs); 16-bit element types
+// need it.
 template <class ViewType>
-void fill_inputs(const ViewType& v, std::uint64_t seed) {
+void fill_inputs(const ViewType& v, std::uint64_t seed, int bits = 0) {
   using Scalar = typename ViewType::non_const_value_type;
   Scalar* p = v.data();
+  if constexpr (sizeof(Scalar) == 2) {
+    if (bits <= 0 || bits > 11) throw std::invalid_argument("ridgeline-perf: 16-bit inputs need 1..11 bits");
+    Kokkos::parallel_for(
+        "ridgeline_perf::fill16", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(v.size())),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          p[i] = Scalar(input_value_bits(seed, std::uint64_t(i), bits));
+        });
+  } else if (bits > 0) {
+    Kokkos::parallel_for(
+        "ridgeline_perf::fill_bits", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(v.size())),
+        KOKKOS_LAMBDA(const std::int64_t i) {
+          p[i] = Scalar(input_value_bits(seed, std::uint64_t(i), bits));
+        });
+  } else {
+    Kokkos::parallel_for(
+        "ridgeline_perf::fill", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(v.size())),
+        KOKKOS_LAMBDA(const std::int64_t i) { p[i] = input_value<Scalar>(seed, std::uint64_t(i)); });
+  }
+}
+
+template <class T>
+KOKKOS_INLINE_FUNCTION double widen(const T& v) {
+  if constexpr (std::is_arithmetic_v<T>)
+    return double(v);
+  else
+    return double(static_cast<float>(v));  // ridgeline::half_t, ridgeline::bhalf_t
+}
+
+// The reference for rows no in-process library computes (16-bit inputs): C = alpha op(A) op(B) +
+// beta C in double, one output element per thread, a plain loop over K. Element (i, p) of op(A) is
+// a[i * a_i + p * a_p], (p, j) of op(B) is b[p * b_p + j * b_j]; C is m x n column-major, leading
+// dimension m. A GEMV is the case n = 1. It runs once per shape, untimed, so plain is enough.
+template <class In, class Out>
+void reference_product(std::int64_t m, std::int64_t n, std::int64_t k, const In* a, std::int64_t a_i,
+                       std::int64_t a_p, const In* b, std::int64_t b_p, std::int64_t b_j, double alpha,
+                       double beta, Out* c) {
   Kokkos::parallel_for(
-      "ridgeline_perf::fill", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(v.size())),
-      KOKKOS_LAMBDA(const std::int64_t i) { p[i] = input_value<Scalar>(seed, std::uint64_t(i)); });
+      "ridgeline_perf::reference", Kokkos::RangePolicy<ExecSpace>(0, m * n),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const std::int64_t i = e % m, j = e / m;
+        const In* ar = a + i * a_i;
+        const In* bc = b + j * b_j;
+        double acc = 0;
+        for (std::int64_t p = 0; p < k; ++p) acc += widen(ar[p * a_p]) * widen(bc[p * b_p]);
+        double r = alpha * acc;
+        if (beta != 0) r += beta * widen(c[e]);
+        c[e] = Out(r);
+      });
 }
 
 // The numbers a result is judged by: its norm, its +-1 probe, and its distance to a reference.
@@ -161,29 +209,55 @@ Timing time_calls(Call&& call, int n_sets, const TimingOptions& opt) {
 }
 
 // Sustained copy bandwidth of the execution space's memory, in bytes/s (read + write counted, as
-// STREAM does), over buffers larger than the last-level cache. Used where the spec's bandwidth is
-// an estimate (host CPUs: the OS reports none), so the roofline ledger has a measured ceiling.
-inline double measured_copy_bandwidth(double llc_bytes, int reps = 5) {
-  const std::size_t n =
-      static_cast<std::size_t>(std::max(2.0 * llc_bytes, 256.0 * (1 << 20)) / sizeof(double));
+// STREAM does): one buffer of buffer_bytes copied into another, median of reps fenced copies after
+// one untimed, by two copies: a Kokkos parallel_for over doubles and Kokkos::deep_copy (cudaMemcpy
+// on Cuda). best() is the faster of the two medians: the ceiling GEMV rows are held to.
+struct CopyBandwidth {
+  double buffer_bytes = 0;
+  int reps = 0;
+  double kernel_bytes_per_s = NAN;
+  double deep_copy_bytes_per_s = NAN;
+  double best() const { return std::max(kernel_bytes_per_s, deep_copy_bytes_per_s); }
+};
+
+inline CopyBandwidth measure_copy_bandwidth(double buffer_bytes, int reps) {
+  const std::size_t n = static_cast<std::size_t>(buffer_bytes / sizeof(double));
   Kokkos::View<double*, MemSpace> a(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bw_a"), n);
   Kokkos::View<double*, MemSpace> b(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bw_b"), n);
   Kokkos::deep_copy(a, 1.0);
-  auto copy = [&] {
+  Kokkos::deep_copy(b, 0.0);
+  auto median_rate = [&](auto&& copy) {
+    Kokkos::fence();
+    copy();
+    Kokkos::fence();
+    std::vector<double> t;
+    for (int r = 0; r < std::max(1, reps); ++r) {
+      const auto s = std::chrono::steady_clock::now();
+      copy();
+      Kokkos::fence();
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
+    }
+    std::sort(t.begin(), t.end());
+    const std::size_t k = t.size();
+    const double med = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+    return 2.0 * double(n) * sizeof(double) / med;
+  };
+  CopyBandwidth bw;
+  bw.buffer_bytes = double(n) * sizeof(double);
+  bw.reps = std::max(1, reps);
+  bw.kernel_bytes_per_s = median_rate([&] {
     Kokkos::parallel_for(
         "ridgeline_perf::copy_bandwidth", Kokkos::RangePolicy<ExecSpace>(0, n),
         KOKKOS_LAMBDA(std::size_t i) { b(i) = a(i); });
-    Kokkos::fence();
-  };
-  copy();
-  std::vector<double> t;
-  for (int r = 0; r < reps; ++r) {
-    const auto s = std::chrono::steady_clock::now();
-    copy();
-    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count());
-  }
-  std::sort(t.begin(), t.end());
-  return 2.0 * n * sizeof(double) / t[t.size() / 2];
+  });
+  bw.deep_copy_bytes_per_s = median_rate([&] { Kokkos::deep_copy(b, a); });
+  return bw;
+}
+
+// The copy over buffers larger than the last-level cache. Used where the spec's bandwidth is an
+// estimate (host CPUs: the OS reports none), so the roofline ledger has a measured ceiling.
+inline double measured_copy_bandwidth(double llc_bytes, int reps = 5) {
+  return measure_copy_bandwidth(std::max(2.0 * llc_bytes, 256.0 * (1 << 20)), reps).kernel_bytes_per_s;
 }
 
 }  // namespace ridgeline_perf

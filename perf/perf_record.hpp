@@ -48,6 +48,11 @@ struct PerfRecord {
   std::string bound;               // memory / compute / latency
   double efficiency = NAN;         // measured / attainable
   double tile_intensity = NAN;     // FLOP/B, tile traffic model of the tile config that ran
+  double peak_gflops = NAN;        // the dtype's datasheet peak (its fastest unit), 1e9 FLOP/s
+  double peak_gbs = NAN;           // the spec's DRAM bandwidth, 1e9 B/s
+  double peak_fraction = NAN;      // GEMM: gflops / peak_gflops; GEMV: gbs / peak_gbs
+  double copy_gbs = NAN;           // device copy bandwidth measured in the same run, 1e9 B/s
+  double bw_fraction = NAN;        // GEMV: gbs / copy_gbs
   // correctness against the reference impl of the same run
   std::string check_ref;  // the impl this row was compared with
   double rel_err = NAN;   // ||out - ref||_F / ||ref||_F
@@ -87,6 +92,11 @@ inline std::vector<std::string> csv_columns() {
           "bound",
           "efficiency",
           "tile_intensity_flop_per_byte",
+          "peak_gflops",
+          "peak_gbs",
+          "peak_fraction",
+          "copy_gbs",
+          "bw_fraction",
           "check_ref",
           "rel_err",
           "tol",
@@ -168,6 +178,11 @@ inline void write_csv_row(std::ostream& out, const PerfRecord& r, const RunInfo&
                                       r.bound,
                                       csv_num(r.efficiency),
                                       csv_num(r.tile_intensity),
+                                      csv_num(r.peak_gflops),
+                                      csv_num(r.peak_gbs),
+                                      csv_num(r.peak_fraction),
+                                      csv_num(r.copy_gbs),
+                                      csv_num(r.bw_fraction),
                                       r.check_ref,
                                       csv_num(r.rel_err),
                                       csv_num(r.tol),
@@ -184,14 +199,15 @@ inline void write_csv_row(std::ostream& out, const PerfRecord& r, const RunInfo&
   out << "\n";
 }
 
-// Ideal-model bytes for GB/s in programs that do not link the roofline module (cuBLAS): every
-// input read once, the output written once and read once more when beta != 0. The roofline
-// module's gemm_ideal/gemv_ideal is the authority inside ridgeline-perf.
+// Ideal-model bytes for GB/s in programs that do not link the roofline module (cuBLAS), and for the
+// mixed-width (16-bit in, float out) rows everywhere: every input read once, the output written once
+// and read once more when beta != 0. The roofline module's gemm_ideal/gemv_ideal is the authority
+// inside ridgeline-perf for rows of one element type; for those the two agree (square GEMV included).
 inline double ideal_bytes(const ShapeSpec& s, bool beta_nonzero) {
-  const double e = s.elem_bytes();
+  const double ei = s.in_bytes(), eo = s.out_bytes();
   if (s.op == Op::gemm)
-    return e * (double(s.m) * s.k + double(s.k) * s.n + double(s.m) * s.n * (beta_nonzero ? 2 : 1));
-  return e * (double(s.m) * s.n + double(s.x_len()) + double(s.y_len()) * (beta_nonzero ? 2 : 1));
+    return ei * (double(s.m) * s.k + double(s.k) * s.n) + eo * double(s.m) * s.n * (beta_nonzero ? 2 : 1);
+  return ei * (double(s.m) * s.n + double(s.x_len())) + eo * double(s.y_len()) * (beta_nonzero ? 2 : 1);
 }
 
 }  // namespace ridgeline_perf

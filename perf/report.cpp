@@ -64,17 +64,22 @@ void print_roofline_ledger(std::ostream& out, const std::vector<PerfRecord>& row
   out << "Roofline ledger: I = ideal-model intensity (FLOP/B); attainable = min(peak, I x DRAM BW) "
          "(GFLOP/s);\n"
       << "ridge = peak / DRAM BW (FLOP/B); eff = measured / attainable; tile I = intensity of the "
-         "tile-traffic model\nfor the tile config that ran (Ridgeline GEMM rows only).\n";
+         "tile-traffic model\nfor the tile config that ran (Ridgeline GEMM rows only); %peak = measured / "
+         "the datasheet peak\n(GEMM: the dtype's FLOP/s on its fastest unit; GEMV: DRAM bandwidth);\nBW/copy "
+         "= GB/s / the copy bandwidth measured in this run (GEMV "
+         "rows).\n";
   out << pad("op", 5, true) << pad("tr", 3, true) << pad("shape", 20, true) << pad("dtype", 6, true)
       << pad("impl", 16, true) << pad("I", 9) << pad("attain", 10) << pad("ridge", 8) << pad("bound", 9)
-      << pad("measured", 10) << pad("eff", 8) << pad("tile I", 9) << "  config\n";
+      << pad("measured", 10) << pad("eff", 8) << pad("tile I", 9) << pad("%peak", 8) << pad("BW/copy", 8)
+      << "  config\n";
   for (const auto& r : rows) {
     out << pad(op_name(r.shape.op), 5, true) << pad(r.shape.trans, 3, true)
         << pad(shape_string(r.shape), 20, true) << pad(precision_name(r.shape.precision), 6, true)
         << pad(impl_label(r), 16, true) << pad(fmt(r.intensity, "%.2f"), 9)
         << pad(fmt(r.attainable_gflops, "%.1f"), 10) << pad(fmt(r.ridge, "%.2f"), 8)
         << pad(r.bound.empty() ? "-" : r.bound, 9) << pad(fmt(r.gflops, "%.1f"), 10)
-        << pad(fmt(r.efficiency * 100, "%.1f%%"), 8) << pad(fmt(r.tile_intensity, "%.2f"), 9) << "  "
+        << pad(fmt(r.efficiency * 100, "%.1f%%"), 8) << pad(fmt(r.tile_intensity, "%.2f"), 9)
+        << pad(fmt(r.peak_fraction * 100, "%.1f%%"), 8) << pad(fmt(r.bw_fraction, "%.3f"), 8) << "  "
         << (r.config.empty() ? "-" : r.config) << "\n";
   }
 }
@@ -101,7 +106,12 @@ void write_json_file(const std::string& path, const std::vector<PerfRecord>& row
                    {"gbs", "1e9 bytes/s of the ideal traffic model"},
                    {"intensity_flop_per_byte", "FLOP per byte, ideal traffic model"},
                    {"ratio_vendor", "GFLOP/s over the vendor baseline's, same run"},
-                   {"ratio_kk", "GFLOP/s over Kokkos Kernels', same run"}};
+                   {"ratio_kk", "GFLOP/s over Kokkos Kernels', same run"},
+                   {"peak_gflops", "the dtype's datasheet peak on its fastest unit, 1e9 FLOP/s"},
+                   {"peak_gbs", "the device spec's DRAM bandwidth, 1e9 B/s"},
+                   {"peak_fraction", "GEMM: gflops / peak_gflops; GEMV: gbs / peak_gbs"},
+                   {"copy_gbs", "device copy bandwidth measured in the same run (read + write), 1e9 B/s"},
+                   {"bw_fraction", "GEMV rows: gbs / copy_gbs"}};
   nlohmann::json out_rows = nlohmann::json::array();
   for (const auto& r : rows) {
     const ShapeSpec& s = r.shape;
@@ -134,6 +144,11 @@ void write_json_file(const std::string& path, const std::vector<PerfRecord>& row
                         {"bound", r.bound},
                         {"efficiency", num_or_null(r.efficiency)},
                         {"tile_intensity_flop_per_byte", num_or_null(r.tile_intensity)},
+                        {"peak_gflops", num_or_null(r.peak_gflops)},
+                        {"peak_gbs", num_or_null(r.peak_gbs)},
+                        {"peak_fraction", num_or_null(r.peak_fraction)},
+                        {"copy_gbs", num_or_null(r.copy_gbs)},
+                        {"bw_fraction", num_or_null(r.bw_fraction)},
                         {"check_ref", r.check_ref},
                         {"rel_err", num_or_null(r.rel_err)},
                         {"tol", num_or_null(r.tol)},

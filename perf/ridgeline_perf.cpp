@@ -88,29 +88,32 @@ struct Context {
   double llc_bytes = 0;
   double rotate_bytes = 0;
   std::string vendor;  // the baseline the ratio_vendor column is against
+  CopyBandwidth copy;  // measured in this run: GEMV rows are reported as a fraction of copy.best()
   ExecSpace exec;
 };
 
-template <class Scalar>
+// In: A and B (A and x); Out: C (y). Out is In except for 16-bit inputs, whose results are float.
+template <class In, class Out = In>
 struct Operands {
-  Matrix<Scalar> a, b, c;  // GEMM
-  Vector<Scalar> x, y;     // GEMV (uses a too)
+  Matrix<In> a, b;  // GEMM
+  Matrix<Out> c;
+  Vector<In> x;  // GEMV (uses a too)
+  Vector<Out> y;
 };
 
-template <class Scalar>
+template <class In, class Out = In>
 struct Impl {
   std::string name;
   std::string config;
-  std::function<void(const Operands<Scalar>&)> call;
+  std::function<void(const Operands<In, Out>&)> call;
 };
 
 template <class Scalar>
 using FlatView = Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-template <class Scalar>
-FlatView<Scalar> output_of(const ShapeSpec& s, const Operands<Scalar>& o) {
-  return s.op == Op::gemm ? FlatView<Scalar>(o.c.data(), o.c.size())
-                          : FlatView<Scalar>(o.y.data(), o.y.size());
+template <class In, class Out>
+FlatView<Out> output_of(const ShapeSpec& s, const Operands<In, Out>& o) {
+  return s.op == Op::gemm ? FlatView<Out>(o.c.data(), o.c.size()) : FlatView<Out>(o.y.data(), o.y.size());
 }
 
 bool wanted(const Options& opt, const std::string& impl) {
@@ -137,125 +140,174 @@ std::string gemv_config_string(const ridgeline::GemvConfig& g) {
 
 // ---- the implementations ----------------------------------------------------------------------
 
-template <class Scalar>
-std::vector<Impl<Scalar>> make_impls(const ShapeSpec& s, const Context& ctx) {
+// The scalar type of alpha, beta and the accumulator: float for float and the 16-bit inputs.
+template <class In>
+using AccOf = std::conditional_t<std::is_same_v<In, double>, double, float>;
+
+// Kokkos Kernels and OpenBLAS run only rows of one element type (fp32, fp64): KokkosBlas::gemm 3.4
+// has no mixed 16-bit-in, float-out form, OpenBLAS 0.3.21 no FP16 GEMM. Those rows are checked
+// against reference_product instead.
+template <class In, class Out>
+constexpr bool single_type_v = std::is_same_v<In, Out>&& std::is_arithmetic_v<In>;
+
+template <class In, class Out>
+std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
+  using Scalar = AccOf<In>;
   const char ta[2] = {s.trans_a(), 0};
   const char tb[2] = {s.trans_b(), 0};
   const std::string tra(ta), trb(tb);
   const Scalar alpha = Scalar(ctx.opt.alpha), beta = Scalar(ctx.opt.beta);
   const ExecSpace exec = ctx.exec;
-  std::vector<Impl<Scalar>> impls;
+  std::vector<Impl<In, Out>> impls;
 
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
   // First, because it is the reference the others are checked against.
-  if (wanted(ctx.opt, impl_openblas)) {
-    Impl<Scalar> im;
-    im.name = impl_openblas;
-    // get_config names the build target; a DYNAMIC_ARCH build picks its kernels at run time.
-    im.config = std::string(openblas_get_config()) + " core " + openblas_get_corename() + " threads " +
-                std::to_string(openblas_get_num_threads());
-    if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
-      im.config +=
-          std::string(" (OPENBLAS_CORETYPE set by ridgeline-perf; the library picked ") + picked + ")";
-    const CBLAS_TRANSPOSE cta = tra == "N" ? CblasNoTrans : CblasTrans;
-    const CBLAS_TRANSPOSE ctb = trb == "N" ? CblasNoTrans : CblasTrans;
-    if (s.op == Op::gemm) {
-      im.call = [=](const Operands<Scalar>& o) {
-        const int m = int(s.m), n = int(s.n), k = int(s.k);
-        const int lda = int(o.a.extent(0)), ldb = int(o.b.extent(0)), ldc = int(o.c.extent(0));
-        if constexpr (sizeof(Scalar) == 4)
-          cblas_sgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
-                      o.c.data(), ldc);
-        else
-          cblas_dgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
-                      o.c.data(), ldc);
-      };
-    } else {
-      im.call = [=](const Operands<Scalar>& o) {
-        const int m = int(o.a.extent(0)), n = int(o.a.extent(1));
-        if constexpr (sizeof(Scalar) == 4)
-          cblas_sgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
-        else
-          cblas_dgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
-      };
+  if constexpr (single_type_v<In, Out>) {
+    if (wanted(ctx.opt, impl_openblas)) {
+      Impl<Scalar> im;
+      im.name = impl_openblas;
+      // get_config names the build target; a DYNAMIC_ARCH build picks its kernels at run time.
+      im.config = std::string(openblas_get_config()) + " core " + openblas_get_corename() + " threads " +
+                  std::to_string(openblas_get_num_threads());
+      if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
+        im.config +=
+            std::string(" (OPENBLAS_CORETYPE set by ridgeline-perf; the library picked ") + picked + ")";
+      const CBLAS_TRANSPOSE cta = tra == "N" ? CblasNoTrans : CblasTrans;
+      const CBLAS_TRANSPOSE ctb = trb == "N" ? CblasNoTrans : CblasTrans;
+      if (s.op == Op::gemm) {
+        im.call = [=](const Operands<Scalar>& o) {
+          const int m = int(s.m), n = int(s.n), k = int(s.k);
+          const int lda = int(o.a.extent(0)), ldb = int(o.b.extent(0)), ldc = int(o.c.extent(0));
+          if constexpr (sizeof(Scalar) == 4)
+            cblas_sgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
+                        o.c.data(), ldc);
+          else
+            cblas_dgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
+                        o.c.data(), ldc);
+        };
+      } else {
+        im.call = [=](const Operands<Scalar>& o) {
+          const int m = int(o.a.extent(0)), n = int(o.a.extent(1));
+          if constexpr (sizeof(Scalar) == 4)
+            cblas_sgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
+          else
+            cblas_dgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
+        };
+      }
+      impls.push_back(im);
     }
-    impls.push_back(im);
   }
 #endif
 
   // On device builds Kokkos Kernels is the in-process reference; cuBLAS is checked in the merge.
-  Impl<Scalar> kk;
+  Impl<In, Out> kk;
   kk.name = impl_kk;
   kk.config = "native kernels, no TPL";
-  if (s.op == Op::gemm)
-    kk.call = [=](const Operands<Scalar>& o) { kokkos_kernels_gemm(ta, tb, alpha, o.a, o.b, beta, o.c); };
-  else
-    kk.call = [=](const Operands<Scalar>& o) { kokkos_kernels_gemv(ta, alpha, o.a, o.x, beta, o.y); };
+  if constexpr (single_type_v<In, Out>) {
+    if (s.op == Op::gemm)
+      kk.call = [=](const Operands<In, Out>& o) { kokkos_kernels_gemm(ta, tb, alpha, o.a, o.b, beta, o.c); };
+    else
+      kk.call = [=](const Operands<In, Out>& o) { kokkos_kernels_gemv(ta, alpha, o.a, o.x, beta, o.y); };
+  }
+  const bool run_kk = single_type_v<In, Out> && wanted(ctx.opt, impl_kk);
 
-  Impl<Scalar> rl;
+  Impl<In, Out> rl;
   rl.name = impl_ridgeline;
   if (s.op == Op::gemm) {
-    rl.config = tile_config_string(ridgeline::gemm_tile_config<ExecSpace, Scalar>());
-    rl.call = [=](const Operands<Scalar>& o) {
+    rl.config = tile_config_string(ridgeline::gemm_tile_config<ExecSpace, In>());
+    rl.call = [=](const Operands<In, Out>& o) {
       ridgeline::gemm(exec, tra.c_str(), trb.c_str(), alpha, o.a, o.b, beta, o.c);
     };
   } else {
     // LayoutLeft: op(A) rows are contiguous for "N", so that is the "rows" kernel; "T" is "dot".
     rl.config =
-        gemv_config_string(ridgeline::gemv_config<ExecSpace, Scalar>(s.trans_a() == 'N', &exec, s.y_len()));
-    rl.call = [=](const Operands<Scalar>& o) {
+        gemv_config_string(ridgeline::gemv_config<ExecSpace, In>(s.trans_a() == 'N', &exec, s.y_len()));
+    rl.call = [=](const Operands<In, Out>& o) {
       ridgeline::gemv(exec, tra.c_str(), alpha, o.a, o.x, beta, o.y);
     };
   }
 
-  if (!have_openblas && wanted(ctx.opt, impl_kk)) impls.push_back(kk);
+  if (!have_openblas && run_kk) impls.push_back(kk);
   if (wanted(ctx.opt, impl_ridgeline)) impls.push_back(rl);
-  if (have_openblas && wanted(ctx.opt, impl_kk)) impls.push_back(kk);
+  if (have_openblas && run_kk) impls.push_back(kk);
   return impls;
 }
 
 // ---- one shape ---------------------------------------------------------------------------------
 
-template <class Scalar>
-Operands<Scalar> make_operands(const ShapeSpec& s, std::uint64_t seed, int set) {
-  Operands<Scalar> o;
+template <class In, class Out>
+Operands<In, Out> make_operands(const ShapeSpec& s, std::uint64_t seed, int set) {
+  Operands<In, Out> o;
   const std::string tag = std::to_string(set);
-  o.a = Matrix<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "A" + tag), s.a_rows(), s.a_cols());
-  fill_inputs(o.a, tensor_seed(seed, Tensor::a, set));
+  const int bits = input_bits(s.precision);  // A, B, x in the input format; C, y full width
+  o.a = Matrix<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "A" + tag), s.a_rows(), s.a_cols());
+  fill_inputs(o.a, tensor_seed(seed, Tensor::a, set), bits);
   if (s.op == Op::gemm) {
-    o.b = Matrix<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "B" + tag), s.b_rows(), s.b_cols());
-    o.c = Matrix<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "C" + tag), s.m, s.n);
-    fill_inputs(o.b, tensor_seed(seed, Tensor::b, set));
+    o.b = Matrix<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "B" + tag), s.b_rows(), s.b_cols());
+    o.c = Matrix<Out>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "C" + tag), s.m, s.n);
+    fill_inputs(o.b, tensor_seed(seed, Tensor::b, set), bits);
     fill_inputs(o.c, tensor_seed(seed, Tensor::c, set));
   } else {
-    o.x = Vector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x" + tag), s.x_len());
-    o.y = Vector<Scalar>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y" + tag), s.y_len());
-    fill_inputs(o.x, tensor_seed(seed, Tensor::x, set));
+    o.x = Vector<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "x" + tag), s.x_len());
+    o.y = Vector<Out>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "y" + tag), s.y_len());
+    fill_inputs(o.x, tensor_seed(seed, Tensor::x, set), bits);
     fill_inputs(o.y, tensor_seed(seed, Tensor::y, set));
   }
   return o;
 }
 
-template <class Scalar>
+// reference_product on the check run's operands: out (filled like the impls' output) becomes
+// alpha op(A) op(B) + beta out, accumulated in double.
+template <class In, class Out>
+void run_reference(const ShapeSpec& s, const Operands<In, Out>& o, double alpha, double beta, Out* out) {
+  const std::int64_t lda = std::int64_t(o.a.extent(0));
+  // op(A)(i, p): A(i, p) = a[i + p lda] for "N", A(p, i) = a[p + i lda] for "T".
+  const std::int64_t a_i = s.trans_a() == 'N' ? 1 : lda, a_p = s.trans_a() == 'N' ? lda : 1;
+  if (s.op == Op::gemm) {
+    const std::int64_t ldb = std::int64_t(o.b.extent(0));
+    // op(B)(p, j): B(p, j) = b[p + j ldb] for "N", B(j, p) = b[j + p ldb] for "T".
+    const std::int64_t b_p = s.trans_b() == 'N' ? 1 : ldb, b_j = s.trans_b() == 'N' ? ldb : 1;
+    reference_product(s.m, s.n, s.k, o.a.data(), a_i, a_p, o.b.data(), b_p, b_j, alpha, beta, out);
+  } else {
+    reference_product(s.y_len(), std::int64_t(1), s.x_len(), o.a.data(), a_i, a_p, o.x.data(),
+                      std::int64_t(1), std::int64_t(0), alpha, beta, out);
+  }
+}
+
+constexpr const char* reference_name = "fp64 reference";
+
+// A row whose Ridgeline path does not exist in this build: listed, not run, not a failure.
+PerfRecord not_available_row(const ShapeSpec& s, const Context& ctx, const std::string& why) {
+  PerfRecord r;
+  r.shape = s;
+  r.impl = impl_ridgeline;
+  r.config = why;
+  r.alpha = ctx.opt.alpha;
+  r.beta = ctx.opt.beta;
+  r.check = "n/a";
+  return r;
+}
+
+template <class In, class Out = In>
 std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
   // The same count check_shapes_fit checked against the memory before the first case ran.
   const CaseFootprint footprint = case_footprint(s, ctx.rotate_bytes, ctx.opt.max_buffer_sets);
   const double set_bytes = double(footprint.set_bytes);
   const int n_sets = footprint.sets;
 
-  std::vector<Operands<Scalar>> sets;
-  for (int i = 0; i < n_sets; ++i) sets.push_back(make_operands<Scalar>(s, ctx.opt.seed, i));
+  std::vector<Operands<In, Out>> sets;
+  for (int i = 0; i < n_sets; ++i) sets.push_back(make_operands<In, Out>(s, ctx.opt.seed, i));
 
   // The check run reads set 0's inputs and writes a separate output, refilled before every impl,
   // so beta != 0 sees the same C/y each time and the timed runs cannot disturb it.
-  Operands<Scalar> check = sets[0];
-  Vector<Scalar> out_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_out"), s.out_elems());
-  Vector<Scalar> ref_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_ref"), s.out_elems());
+  Operands<In, Out> check = sets[0];
+  Vector<Out> out_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_out"), s.out_elems());
+  Vector<Out> ref_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_ref"), s.out_elems());
   if (s.op == Op::gemm)
-    check.c = Matrix<Scalar>(out_buf.data(), s.m, s.n);
+    check.c = Matrix<Out>(out_buf.data(), s.m, s.n);
   else
-    check.y = Vector<Scalar>(out_buf.data(), s.y_len());
-  const FlatView<Scalar> check_out = output_of(s, check);
+    check.y = Vector<Out>(out_buf.data(), s.y_len());
+  const FlatView<Out> check_out = output_of(s, check);
 
   TimingOptions topt;
   topt.reps = ctx.opt.reps;
@@ -265,7 +317,15 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
   std::vector<PerfRecord> rows;
   std::string ref_name;
   double ref_norm = 0;
-  for (const auto& im : make_impls<Scalar>(s, ctx)) {
+  if constexpr (!single_type_v<In, Out>) {
+    // No in-process library takes these inputs: the reference is reference_product, in double.
+    fill_inputs(ref_buf, tensor_seed(ctx.opt.seed, Tensor::check_out, 0));
+    run_reference(s, check, ctx.opt.alpha, ctx.opt.beta, ref_buf.data());
+    Kokkos::fence();
+    ref_name = reference_name;
+    ref_norm = result_signature(FlatView<Out>(ref_buf.data(), ref_buf.extent(0)), FlatView<Out>()).norm;
+  }
+  for (const auto& im : make_impls<In, Out>(s, ctx)) {
     PerfRecord r;
     r.shape = s;
     r.impl = im.name;
@@ -288,16 +348,16 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
       im.call(check);
       Kokkos::fence();
       if (ref_name.empty()) {
-        Kokkos::deep_copy(ref_buf, Vector<Scalar>(check_out.data(), check_out.extent(0)));
+        Kokkos::deep_copy(ref_buf, Vector<Out>(check_out.data(), check_out.extent(0)));
         ref_name = im.name;
-        const auto sig = result_signature(check_out, FlatView<Scalar>());
+        const auto sig = result_signature(check_out, FlatView<Out>());
         r.out_norm = sig.norm;
         r.out_probe = sig.probe;
         ref_norm = sig.norm;
         r.check = "ref";
         r.check_ref = im.name;
       } else {
-        const auto sig = result_signature(check_out, FlatView<Scalar>(ref_buf.data(), ref_buf.extent(0)));
+        const auto sig = result_signature(check_out, FlatView<Out>(ref_buf.data(), ref_buf.extent(0)));
         r.out_norm = sig.norm;
         r.out_probe = sig.probe;
         r.check_ref = ref_name;
@@ -329,42 +389,90 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
 // ---- roofline ledger ---------------------------------------------------------------------------
 
 ridgeline::DType dtype_of(Precision p) {
-  return p == Precision::fp32 ? ridgeline::DType::fp32 : ridgeline::DType::fp64;
+  switch (p) {
+    case Precision::fp32:
+      return ridgeline::DType::fp32;
+    case Precision::fp64:
+      return ridgeline::DType::fp64;
+    case Precision::fp16:
+      return ridgeline::DType::fp16;
+    case Precision::bf16:
+      return ridgeline::DType::bf16;
+    case Precision::tf32:
+      return ridgeline::DType::tf32;
+  }
+  return ridgeline::DType::fp32;
 }
 
 ridgeline::Unit unit_of(const PerfRecord& r) {
   return r.impl == impl_ridgeline && r.tile && r.tile->matrix_unit ? ridgeline::Unit::matrix
-                                                                    : ridgeline::Unit::vector;
+                                                                   : ridgeline::Unit::vector;
+}
+
+// The roof a row is held to. Matrix-unit entries: the dtype's matrix peak (fp16/bf16 HMMA, DMMA).
+// Everything on the vector units: the dtype's vector peak, except for 16-bit inputs, which the
+// portable micro-kernel and the GEMV kernels widen to float and multiply-add in FP32.
+ridgeline::RoofSelection roof_of(const PerfRecord& r) {
+  const ridgeline::Unit unit = unit_of(r);
+  const ridgeline::DType d = dtype_of(r.shape.precision);
+  if (unit == ridgeline::Unit::vector && (d == ridgeline::DType::fp16 || d == ridgeline::DType::bf16))
+    return {ridgeline::DType::fp32, unit};
+  return {d, unit};
+}
+
+// The dtype's datasheet peak: the fastest unit that has it (FP64: the DMMA rate above the vector one).
+double datasheet_peak(const ridgeline::DeviceSpec& spec, Precision p) {
+  double best = 0;
+  for (ridgeline::Unit u : ridgeline::kAllUnits) best = std::max(best, spec.peak_flops(dtype_of(p), u));
+  return best;
+}
+
+template <class In>
+ridgeline::TileConfig default_tile_config() {
+  return ridgeline::gemm_tile_config<ExecSpace, In>();
 }
 
 void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
   const bool beta_nonzero = ctx.opt.beta != 0.0;
   for (auto& r : rows) {
     const ShapeSpec& s = r.shape;
+    r.peak_gflops = datasheet_peak(ctx.spec, s.precision) * 1e-9;
+    if (r.peak_gflops <= 0) r.peak_gflops = NAN;
+    r.peak_gbs = ctx.spec.dram_bw_bytes_per_s * 1e-9;
+    r.copy_gbs = ctx.copy.best() * 1e-9;
     if (!std::isfinite(r.median_ms)) continue;
     const double seconds = r.median_ms * 1e-3;
+    // One element type: the roofline module's model. 16-bit inputs with float outputs: the same model
+    // with each tensor at its own width (perf_record.hpp ideal_bytes).
     const ridgeline::roofline::Traffic traffic =
-        s.op == Op::gemm ? ridgeline::roofline::gemm_ideal(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero)
-                         : ridgeline::roofline::gemv_ideal(s.m, s.n, s.elem_bytes(), beta_nonzero);
+        s.narrow_inputs()  ? ridgeline::roofline::Traffic{s.flops(), ideal_bytes(s, beta_nonzero)}
+        : s.op == Op::gemm ? ridgeline::roofline::gemm_ideal(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero)
+                           : ridgeline::roofline::gemv_ideal(s.m, s.n, s.elem_bytes(), beta_nonzero);
     r.gflops = s.flops() / seconds * 1e-9;
     r.gbs = traffic.bytes / seconds * 1e-9;
+    r.peak_fraction = s.op == Op::gemm ? r.gflops / r.peak_gflops : r.gbs / r.peak_gbs;
+    if (s.op == Op::gemv) r.bw_fraction = r.gbs / r.copy_gbs;
     try {
       // Ridgeline's tensor-core entries are held to the matrix unit's roof; everything else measured
       // here (Kokkos Kernels' native kernels, Ridgeline's SIMT entries, GEMV) runs on the vector units.
-      const ridgeline::Unit unit = unit_of(r);
-      const auto p = ridgeline::roofline::evaluate(ctx.spec, dtype_of(s.precision), unit, traffic, seconds);
+      const ridgeline::RoofSelection roof = roof_of(r);
+      const auto p = ridgeline::roofline::evaluate(ctx.spec, roof.dtype, roof.unit, traffic, seconds);
       r.intensity = p.intensity;
       r.attainable_gflops = p.attainable_flops * 1e-9;
       r.ridge = p.ridge;
       r.efficiency = p.efficiency;
       r.bound = ridgeline::roofline::to_string(p.bound);
       if (r.impl == impl_ridgeline && s.op == Op::gemm) {
-        const ridgeline::TileConfig cfg = r.tile ? *r.tile
-                                          : s.precision == Precision::fp32
-                                              ? ridgeline::gemm_tile_config<ExecSpace, float>()
-                                              : ridgeline::gemm_tile_config<ExecSpace, double>();
-        const auto tt = ridgeline::roofline::gemm_tile_traffic(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero,
-                                                               cfg, double(ctx.spec.l2_bytes));
+        const ridgeline::TileConfig cfg =
+            r.tile                           ? *r.tile
+            : s.precision == Precision::fp64 ? default_tile_config<double>()
+            : s.precision == Precision::fp16 ? default_tile_config<ridgeline::half_t>()
+            : s.precision == Precision::bf16 ? default_tile_config<ridgeline::bhalf_t>()
+                                             : default_tile_config<float>();
+        auto tt = ridgeline::roofline::gemm_tile_traffic(s.m, s.n, s.k, s.in_bytes(), beta_nonzero, cfg,
+                                                         double(ctx.spec.l2_bytes));
+        // The model counts C at the inputs' width; a float C of 16-bit inputs moves the difference too.
+        tt.bytes += double(s.out_bytes() - s.in_bytes()) * double(s.m) * double(s.n) * (beta_nonzero ? 2 : 1);
         if (tt.bytes > 0) r.tile_intensity = tt.flops / tt.bytes;
       }
     } catch (const std::exception& e) {
@@ -386,7 +494,12 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
 
 void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, const Context& ctx) {
   std::vector<ridgeline::MeasuredPoint> points;
-  bool fp32 = false, fp64 = false, fp64_matrix = false;
+  std::vector<ridgeline::RoofSelection> roofs;
+  auto add_roof = [&](ridgeline::RoofSelection want) {
+    for (const auto& have : roofs)
+      if (have.dtype == want.dtype && have.unit == want.unit) return;
+    roofs.push_back(want);
+  };
   for (const auto& r : rows) {
     if (!std::isfinite(r.gflops) || !std::isfinite(r.intensity)) continue;
     ridgeline::MeasuredPoint p;
@@ -394,13 +507,14 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
     p.intensity = r.intensity;
     p.gflops = r.gflops;
     points.push_back(p);
-    (r.shape.precision == Precision::fp32 ? fp32 : fp64) = true;
-    if (r.shape.precision == Precision::fp64 && unit_of(r) == ridgeline::Unit::matrix) fp64_matrix = true;
+    // The vector roof of the dtype is always drawn (fp32 for 16-bit and TF32 inputs, which the vector
+    // units multiply-add in FP32); a matrix-unit row adds its own.
+    const ridgeline::RoofSelection roof = roof_of(r);
+    const bool widened = r.shape.precision != Precision::fp32 && r.shape.precision != Precision::fp64;
+    add_roof({widened ? ridgeline::DType::fp32 : roof.dtype, ridgeline::Unit::vector});
+    if (roof.unit == ridgeline::Unit::matrix) add_roof(roof);
   }
-  std::vector<ridgeline::RoofSelection> roofs;
-  if (fp32) roofs.push_back({ridgeline::DType::fp32, ridgeline::Unit::vector});
-  if (fp64 || roofs.empty()) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::vector});
-  if (fp64_matrix) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::matrix});
+  if (roofs.empty()) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::vector});
   ridgeline::PlotOptions po;
   po.title = "Roofline: " + ctx.spec.name + " (" + ExecSpace::name() + ")";
   ridgeline::write_roofline_plot({ctx.spec}, roofs, points, path, po);
@@ -432,9 +546,9 @@ double host_llc_bytes() {
 int run(int argc, char** argv) {
   Options opt;
   CLI::App app{"ridgeline-perf: GEMM/GEMV through Ridgeline, Kokkos Kernels and the vendor BLAS"};
-  app.add_option(
-      "--shapes", opt.shapes,
-      "preset (quick-host, host-2048, h200) or list like gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64");
+  app.add_option("--shapes", opt.shapes,
+                 "preset (quick-host, host-2048, h200, h200-half) or list like "
+                 "gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 fp64 fp16 bf16 tf32");
   app.add_option("--impls", opt.impls, "implementations to run: ridgeline, kokkos-kernels, openblas")
       ->delimiter(',');
   app.add_option("--reps", opt.reps, "timed samples per case; the median is reported (>= 10)")
@@ -507,11 +621,18 @@ int run(int argc, char** argv) {
     std::cerr << "ridgeline-perf: " << e.what() << "\n";
     return kExitUsage;
   }
-  // An estimated spec (host CPUs) has no real memory bandwidth: measure it, so memory-bound rows
-  // are judged against this machine rather than a placeholder.
+  // The copy bandwidth of this run, which GEMV rows are reported against (bw_fraction): on a device
+  // two buffers of at least 1 GiB, far above its L2, median of --reps copies; on the host twice the
+  // last-level cache (at least 256 MiB), median of 5.
+  const bool on_host = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+  ctx.copy = measure_copy_bandwidth(on_host ? std::max(2.0 * ctx.llc_bytes, 256.0 * (1 << 20))
+                                            : std::max(1024.0 * (1 << 20), 8.0 * ctx.llc_bytes),
+                                    on_host ? 5 : opt.reps);
+  // An estimated spec (host CPUs) has no real memory bandwidth: use the measured one, so memory-bound
+  // rows are judged against this machine rather than a placeholder.
   std::string bw_source = "spec";
   if (ctx.spec.estimated) {
-    ctx.spec.dram_bw_bytes_per_s = measured_copy_bandwidth(ctx.llc_bytes);
+    ctx.spec.dram_bw_bytes_per_s = ctx.copy.kernel_bytes_per_s;
     bw_source = "measured: copy over 2x LLC, read+write";
   }
   ctx.vendor = have_openblas ? impl_openblas : "cublas";
@@ -541,6 +662,15 @@ int run(int argc, char** argv) {
             << " GFLOP/s (vector units); DRAM " << ctx.spec.dram_bw_bytes_per_s * 1e-9 << " GB/s ("
             << bw_source << "); LLC " << ctx.llc_bytes / (1 << 20) << " MiB; rotation "
             << ctx.rotate_bytes / (1 << 20) << " MiB/case\n"
+            << "matrix-unit peaks: fp64 "
+            << ctx.spec.peak_flops(ridgeline::DType::fp64, ridgeline::Unit::matrix) * 1e-9 << ", tf32 "
+            << ctx.spec.peak_flops(ridgeline::DType::tf32, ridgeline::Unit::matrix) * 1e-9 << ", fp16 "
+            << ctx.spec.peak_flops(ridgeline::DType::fp16, ridgeline::Unit::matrix) * 1e-9 << ", bf16 "
+            << ctx.spec.peak_flops(ridgeline::DType::bf16, ridgeline::Unit::matrix) * 1e-9 << " GFLOP/s\n"
+            << "copy bandwidth (this run; GEMV BW/copy is against it): " << ctx.copy.best() * 1e-9
+            << " GB/s = max(copy kernel " << ctx.copy.kernel_bytes_per_s * 1e-9 << ", Kokkos::deep_copy "
+            << ctx.copy.deep_copy_bytes_per_s * 1e-9 << "), 2 x " << ctx.copy.buffer_bytes / (1 << 20)
+            << " MiB, read+write, median of " << ctx.copy.reps << "\n"
             << "timing: median of " << opt.reps << " fenced samples after " << opt.warmup
             << " warm-up calls; alpha " << opt.alpha << " beta " << opt.beta
             << "; vendor baseline: " << ctx.vendor
@@ -558,7 +688,25 @@ int run(int argc, char** argv) {
   std::vector<PerfRecord> rows;
   for (const auto& s : shapes) {
     std::cout << "running " << spec_string(s) << " ..." << std::flush;
-    auto r = s.precision == Precision::fp32 ? run_shape<float>(s, ctx) : run_shape<double>(s, ctx);
+    std::vector<PerfRecord> r;
+    switch (s.precision) {
+      case Precision::fp32:
+        r = run_shape<float>(s, ctx);
+        break;
+      case Precision::fp64:
+        r = run_shape<double>(s, ctx);
+        break;
+      case Precision::fp16:
+        r = run_shape<ridgeline::half_t, float>(s, ctx);
+        break;
+      case Precision::bf16:
+        r = run_shape<ridgeline::bhalf_t, float>(s, ctx);
+        break;
+      case Precision::tf32:
+        // cublas_baseline has the TF32 row; Ridgeline's TF32 GEMM is opt-in and not on main yet.
+        r = {not_available_row(s, ctx, "n/a: this build of Ridgeline has no TF32 path (ridgeline::Math)")};
+        break;
+    }
     std::cout << " done\n";
     rows.insert(rows.end(), r.begin(), r.end());
   }

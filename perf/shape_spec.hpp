@@ -20,7 +20,10 @@
 namespace ridgeline_perf {
 
 enum class Op { gemm, gemv };
-enum class Precision { fp32, fp64 };
+// fp16/bf16: A and B (A and x) in IEEE binary16 / bfloat16, C (y) in float, FP32 accumulation.
+// tf32: float in and out, products on the matrix unit's TF32 path (FP32 accumulation); the inputs are
+// generated exactly representable in TF32, so the result is held to the FP32 tolerance.
+enum class Precision { fp32, fp64, fp16, bf16, tf32 };
 
 // One measured case. GEMM: C(m x n) = alpha op(A)(m x k) op(B)(k x n) + beta C.
 // GEMV: A is m x n as stored; y = alpha op(A) x + beta y (k is unused and 0).
@@ -33,7 +36,16 @@ struct ShapeSpec {
 
   char trans_a() const { return trans[0]; }
   char trans_b() const { return trans.size() > 1 ? trans[1] : 'N'; }
-  int elem_bytes() const { return precision == Precision::fp32 ? 4 : 8; }
+  // Bytes of an input element (A, B, x) and of an output element (C, y).
+  int in_bytes() const {
+    return precision == Precision::fp64                                     ? 8
+           : (precision == Precision::fp16 || precision == Precision::bf16) ? 2
+                                                                            : 4;
+  }
+  int out_bytes() const { return precision == Precision::fp64 ? 8 : 4; }
+  // The inputs' element size; C and y may be wider (out_bytes).
+  int elem_bytes() const { return in_bytes(); }
+  bool narrow_inputs() const { return in_bytes() < out_bytes(); }
 
   // Stored extents, column-major.
   std::int64_t a_rows() const { return op == Op::gemv ? m : (trans_a() == 'N' ? m : k); }
@@ -57,7 +69,25 @@ inline const char* op_name(Op op) {
   return op == Op::gemm ? "gemm" : "gemv";
 }
 inline const char* precision_name(Precision p) {
-  return p == Precision::fp32 ? "fp32" : "fp64";
+  switch (p) {
+    case Precision::fp32:
+      return "fp32";
+    case Precision::fp64:
+      return "fp64";
+    case Precision::fp16:
+      return "fp16";
+    case Precision::bf16:
+      return "bf16";
+    case Precision::tf32:
+      return "tf32";
+  }
+  return "?";
+}
+
+// Significant bits the inputs are generated with: 0 for the full width of the storage type (fp32,
+// fp64); 11 for fp16 and tf32 (binary16's and TF32's significand), 8 for bf16.
+inline int input_bits(Precision p) {
+  return p == Precision::fp16 || p == Precision::tf32 ? 11 : p == Precision::bf16 ? 8 : 0;
 }
 
 inline std::string shape_string(const ShapeSpec& s) {
@@ -127,6 +157,12 @@ inline ShapeSpec parse_shape(const std::string& text) {
     s.precision = Precision::fp32;
   else if (parts[3] == "fp64" || parts[3] == "f64" || parts[3] == "double")
     s.precision = Precision::fp64;
+  else if (parts[3] == "fp16" || parts[3] == "f16" || parts[3] == "half")
+    s.precision = Precision::fp16;
+  else if (parts[3] == "bf16" || parts[3] == "bfloat16")
+    s.precision = Precision::bf16;
+  else if (parts[3] == "tf32")
+    s.precision = Precision::tf32;
   else
     throw std::invalid_argument("unknown dtype '" + parts[3] + "' in shape '" + text + "'");
   return s;
@@ -134,9 +170,9 @@ inline ShapeSpec parse_shape(const std::string& text) {
 
 // Preset names and what they expand to. quick-host is the README's short host run; host-2048 is
 // the 0.8x-OpenBLAS target; h200 is the GPU sweep (4097 catches remainder tiles, the two skinny
-// shapes catch K-small and M-small dispatch).
+// shapes catch K-small and M-small dispatch); h200-half is the 16-bit and TF32 sweep of issue 12.
 inline std::vector<std::string> preset_names() {
-  return {"quick-host", "host-2048", "h200"};
+  return {"quick-host", "host-2048", "h200", "h200-half"};
 }
 
 inline std::string preset_list(const std::string& name) {
@@ -153,6 +189,13 @@ inline std::string preset_list(const std::string& name) {
            "gemm:NN:8192x8192x8192:fp64,"
            "gemv:N:16384x16384:fp32,gemv:T:16384x16384:fp32,gemv:N:8192x8192:fp32,gemv:T:8192x8192:fp32,"
            "gemv:N:16384x16384:fp64,gemv:T:16384x16384:fp64,gemv:N:8192x8192:fp64,gemv:T:8192x8192:fp64";
+  if (name == "h200-half")
+    return "gemm:NN:8192x8192x8192:fp16,gemm:NN:8192x8192x8192:bf16,"
+           "gemm:NT:8192x8192x8192:fp16,gemm:TN:8192x8192x8192:fp16,"
+           "gemm:NN:4097x4097x4097:fp16,gemm:NN:4097x4097x4097:bf16,"
+           "gemm:NN:64x16384x16384:fp16,gemm:NN:64x16384x16384:bf16,"
+           "gemv:N:16384x16384:fp16,gemv:T:16384x16384:fp16,gemv:N:16384x16384:bf16,gemv:T:16384x16384:bf16,"
+           "gemm:NN:8192x8192x8192:tf32";
   return "";
 }
 
@@ -188,11 +231,11 @@ inline bool add_u64(std::uint64_t a, std::uint64_t b, std::uint64_t& out) {
   out = a + b;
   return true;
 }
-// Bytes of a rows x cols matrix of the shape's element type.
-inline bool matrix_bytes(const ShapeSpec& s, std::int64_t rows, std::int64_t cols, std::uint64_t& out) {
+// Bytes of a rows x cols matrix of elem_bytes-byte elements.
+inline bool matrix_bytes(int elem_bytes, std::int64_t rows, std::int64_t cols, std::uint64_t& out) {
   std::uint64_t elems = 0;
   return rows > 0 && cols > 0 && mul_u64(std::uint64_t(rows), std::uint64_t(cols), elems) &&
-         mul_u64(elems, std::uint64_t(s.elem_bytes()), out);
+         mul_u64(elems, std::uint64_t(elem_bytes), out);
 }
 }  // namespace detail
 
@@ -207,16 +250,18 @@ struct CaseFootprint {
 // The sets are as many as it takes to exceed rotate_bytes, at least 1 and at most max_sets.
 inline CaseFootprint case_footprint(const ShapeSpec& s, double rotate_bytes, int max_sets) {
   CaseFootprint f;
+  // A and B (x) have the inputs' element size, C (y) and the check's copies the output's.
   std::uint64_t a = 0, b = 0, c = 0;
-  bool ok = detail::matrix_bytes(s, s.a_rows(), s.a_cols(), a);
+  const int ei = s.in_bytes(), eo = s.out_bytes();
+  bool ok = detail::matrix_bytes(ei, s.a_rows(), s.a_cols(), a);
   if (s.op == Op::gemm) {
-    ok = ok && detail::matrix_bytes(s, s.b_rows(), s.b_cols(), b) && detail::matrix_bytes(s, s.m, s.n, c);
+    ok = ok && detail::matrix_bytes(ei, s.b_rows(), s.b_cols(), b) && detail::matrix_bytes(eo, s.m, s.n, c);
   } else {
-    ok = ok && detail::matrix_bytes(s, s.x_len(), 1, b) && detail::matrix_bytes(s, s.y_len(), 1, c);
+    ok = ok && detail::matrix_bytes(ei, s.x_len(), 1, b) && detail::matrix_bytes(eo, s.y_len(), 1, c);
   }
   std::uint64_t out_bytes = 0;
   ok = ok &&
-       detail::matrix_bytes(s, s.op == Op::gemm ? s.m : s.y_len(), s.op == Op::gemm ? s.n : 1, out_bytes);
+       detail::matrix_bytes(eo, s.op == Op::gemm ? s.m : s.y_len(), s.op == Op::gemm ? s.n : 1, out_bytes);
   ok = ok && detail::add_u64(a, b, f.set_bytes) && detail::add_u64(f.set_bytes, c, f.set_bytes);
   ok = ok && detail::mul_u64(out_bytes, 2, f.check_bytes);
   if (!ok) {
@@ -297,6 +342,17 @@ RIDGELINE_PERF_HOST_DEVICE inline Scalar input_value(std::uint64_t seed, std::ui
   }
 }
 
+// Inputs for narrow formats: odd multiples of 2^-bits in (-1, 1), i.e. (2j + 1 - 2^bits) / 2^bits for j
+// uniform in [0, 2^bits). Their numerators need at most `bits` significant bits, so with bits = 11 they
+// are exact in binary16 and TF32 and with bits = 8 in bfloat16, and they are never zero. Products of
+// two need at most 22 bits: exact in float, so an FP32-accumulated result errs by accumulation alone.
+RIDGELINE_PERF_HOST_DEVICE inline float input_value_bits(std::uint64_t seed, std::uint64_t index, int bits) {
+  const std::uint64_t h = mix64(seed ^ (index * 0xd1342543de82ef95ull));
+  const std::int64_t j = std::int64_t(h >> (64 - bits));
+  const std::int64_t one = std::int64_t(1) << bits;
+  return float(2 * j + 1 - one) / float(one);
+}
+
 // +1/-1 weights of the result probe: sum_i w_i out_i differs by O(|out|) between a right and a
 // wrong result, so two programs can compare results through two numbers.
 RIDGELINE_PERF_HOST_DEVICE inline double probe_weight(std::uint64_t index) {
@@ -307,8 +363,10 @@ constexpr std::uint64_t default_seed = 20240611ull;
 
 // Tolerance on the relative Frobenius error of a result against the baseline: the worst-case
 // dot-product error bound grows with K * eps; the factor absorbs blocked-summation differences.
+// fp16/bf16/tf32 inputs are exact in their format (input_value_bits) and their products exact in
+// float, so those rows err by FP32 accumulation alone: float's eps.
 inline double check_tolerance(const ShapeSpec& s) {
-  const double eps = s.precision == Precision::fp32 ? 5.96e-8 : 1.11e-16;
+  const double eps = s.precision == Precision::fp64 ? 1.11e-16 : 5.96e-8;
   return 4.0 * double(s.reduction_len() + 2) * eps;
 }
 
