@@ -10,7 +10,16 @@
 //
 // Math modes: FP32 in CUBLAS_PEDANTIC_MATH (no TF32: the FP32 numbers compare like with like);
 // FP64 GEMM twice, in the default mode (FP64 tensor cores) and in pedantic mode.
+// fp16/bf16 GEMM: cublasGemmEx, A and B CUDA_R_16F / CUDA_R_16BF, C CUDA_R_32F, CUBLAS_COMPUTE_32F,
+// CUBLAS_GEMM_DEFAULT, in CUBLAS_DEFAULT_MATH (tensor cores, FP32 accumulation).
+// fp16/bf16 GEMV: cublasHSSgemvStridedBatched / cublasTSSgemvStridedBatched with one batch (A and x
+// 16-bit, y float, FP32 compute: cuBLAS's own mixed-precision GEMV), CUBLAS_DEFAULT_MATH.
+// tf32 GEMM: cublasGemmEx, A, B and C CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT,
+// CUBLAS_DEFAULT_MATH; a tf32 GEMV is cublasSgemv in CUBLAS_DEFAULT_MATH (TF32 does not apply).
+// The config column names the call and its types; the math column the math mode.
 #include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -21,6 +30,7 @@
 #include <fstream>
 #include <iostream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "perf_record.hpp"
@@ -138,9 +148,37 @@ __global__ void fill_kernel(T* p, std::size_t n, std::uint64_t seed) {
     p[i] = input_value<T>(seed, i);
 }
 
+__device__ inline void store_value(float* p, float v) {
+  *p = v;
+}
+__device__ inline void store_value(__half* p, float v) {
+  *p = __float2half_rn(v);
+}
+__device__ inline void store_value(__nv_bfloat16* p, float v) {
+  *p = __float2bfloat16_rn(v);
+}
+
+// input_value_bits: the fp16/bf16/tf32 inputs, exact in their format (the conversions do not round).
 template <class T>
-void fill(T* p, std::size_t n, std::uint64_t seed) {
-  fill_kernel<T><<<1024, 256>>>(p, n, seed);
+__global__ void fill_bits_kernel(T* p, std::size_t n, std::uint64_t seed, int bits) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    store_value(p + i, input_value_bits(seed, i, bits));
+}
+
+template <class T>
+void fill(T* p, std::size_t n, std::uint64_t seed, int bits = 0) {
+  constexpr bool narrow = std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
+  if constexpr (narrow) {
+    fill_bits_kernel<T><<<1024, 256>>>(p, n, seed, bits);
+  } else if constexpr (std::is_same<T, float>::value) {
+    if (bits > 0)
+      fill_bits_kernel<T><<<1024, 256>>>(p, n, seed, bits);
+    else
+      fill_kernel<T><<<1024, 256>>>(p, n, seed);
+  } else {
+    fill_kernel<T><<<1024, 256>>>(p, n, seed);
+  }
   CUDA_CHECK(cudaGetLastError());
 }
 
@@ -214,11 +252,69 @@ void gemv_call(cublasHandle_t h, const ShapeSpec& s, const double* alpha, const 
   CUBLAS_CHECK(cublasDgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
 }
 
-template <class T>
+// 16-bit inputs, float outputs, FP32 compute (fp16, bf16).
+template <class In>
+cudaDataType_t cuda_type();
+template <>
+cudaDataType_t cuda_type<__half>() {
+  return CUDA_R_16F;
+}
+template <>
+cudaDataType_t cuda_type<__nv_bfloat16>() {
+  return CUDA_R_16BF;
+}
+
+template <class In>
+void gemm_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const In* A, const In* B,
+               const float* beta, float* C) {
+  CUBLAS_CHECK(cublasGemmEx(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n), int(s.k), alpha, A,
+                            cuda_type<In>(), int(s.a_rows()), B, cuda_type<In>(), int(s.b_rows()), beta, C,
+                            CUDA_R_32F, int(s.m), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+void gemv_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const __half* A, const __half* x,
+               const float* beta, float* y) {
+  CUBLAS_CHECK(cublasHSSgemvStridedBatched(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m),
+                                           s.m * s.n, x, 1, s.x_len(), beta, y, 1, s.y_len(), 1));
+}
+void gemv_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const __nv_bfloat16* A,
+               const __nv_bfloat16* x, const float* beta, float* y) {
+  CUBLAS_CHECK(cublasTSSgemvStridedBatched(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m),
+                                           s.m * s.n, x, 1, s.x_len(), beta, y, 1, s.y_len(), 1));
+}
+// TF32: float in and out, products on the tensor cores' TF32 path.
+void gemm_tf32_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const float* A, const float* B,
+                    const float* beta, float* C) {
+  CUBLAS_CHECK(cublasGemmEx(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n), int(s.k), alpha, A,
+                            CUDA_R_32F, int(s.a_rows()), B, CUDA_R_32F, int(s.b_rows()), beta, C, CUDA_R_32F,
+                            int(s.m), CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+}
+
+// What each row calls, for the config column and the README.
+std::string call_name(const ShapeSpec& s) {
+  const bool gemm = s.op == Op::gemm;
+  switch (s.precision) {
+    case Precision::fp32:
+      return gemm ? "cublasSgemm" : "cublasSgemv";
+    case Precision::fp64:
+      return gemm ? "cublasDgemm" : "cublasDgemv";
+    case Precision::fp16:
+      return gemm ? "cublasGemmEx(A,B CUDA_R_16F; C CUDA_R_32F; CUBLAS_COMPUTE_32F; CUBLAS_GEMM_DEFAULT)"
+                  : "cublasHSSgemvStridedBatched(batch 1; A,x __half; y float; FP32 compute)";
+    case Precision::bf16:
+      return gemm ? "cublasGemmEx(A,B CUDA_R_16BF; C CUDA_R_32F; CUBLAS_COMPUTE_32F; CUBLAS_GEMM_DEFAULT)"
+                  : "cublasTSSgemvStridedBatched(batch 1; A,x __nv_bfloat16; y float; FP32 compute)";
+    case Precision::tf32:
+      return gemm ? "cublasGemmEx(A,B,C CUDA_R_32F; CUBLAS_COMPUTE_32F_FAST_TF32; CUBLAS_GEMM_DEFAULT)"
+                  : "cublasSgemv (TF32 does not apply to GEMV)";
+  }
+  return "?";
+}
+
+template <class In, class Out>
 struct BufferSet {
-  T* a = nullptr;
-  T* b = nullptr;  // B (GEMM) or x (GEMV)
-  T* c = nullptr;  // C (GEMM) or y (GEMV)
+  In* a = nullptr;
+  In* b = nullptr;   // B (GEMM) or x (GEMV)
+  Out* c = nullptr;  // C (GEMM) or y (GEMV)
 };
 
 struct Math {
@@ -226,31 +322,41 @@ struct Math {
   const char* name;
 };
 
-template <class T>
+// In: A and B (A and x); Out: C (y). Out is In except for fp16/bf16 (float out).
+template <class In, class Out = In>
 std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Options& opt,
                                   double rotate_bytes, const std::string& config, double* d_acc) {
   const bool gemm = s.op == Op::gemm;
   const std::size_t na = std::size_t(s.a_rows() * s.a_cols());
   const std::size_t nb = gemm ? std::size_t(s.b_rows() * s.b_cols()) : std::size_t(s.x_len());
   const std::size_t nc = std::size_t(s.out_elems());
-  const double set_bytes = double(na + nb + nc) * sizeof(T);
+  const double set_bytes = double(na + nb) * sizeof(In) + double(nc) * sizeof(Out);
   const int n_sets = case_footprint(s, rotate_bytes, opt.max_buffer_sets).sets;
+  const int bits = input_bits(s.precision);  // A, B, x as ridgeline-perf draws them; C, y full width
 
-  std::vector<BufferSet<T>> sets(static_cast<std::size_t>(n_sets));
+  std::vector<BufferSet<In, Out>> sets(static_cast<std::size_t>(n_sets));
   for (int i = 0; i < n_sets; ++i) {
     auto& b = sets[std::size_t(i)];
-    b.a = device_alloc<T>(na);
-    b.b = device_alloc<T>(nb);
-    b.c = device_alloc<T>(nc);
-    fill(b.a, na, tensor_seed(opt.seed, Tensor::a, i));
-    fill(b.b, nb, tensor_seed(opt.seed, gemm ? Tensor::b : Tensor::x, i));
+    b.a = device_alloc<In>(na);
+    b.b = device_alloc<In>(nb);
+    b.c = device_alloc<Out>(nc);
+    fill(b.a, na, tensor_seed(opt.seed, Tensor::a, i), bits);
+    fill(b.b, nb, tensor_seed(opt.seed, gemm ? Tensor::b : Tensor::x, i), bits);
     fill(b.c, nc, tensor_seed(opt.seed, gemm ? Tensor::c : Tensor::y, i));
   }
-  T* out = device_alloc<T>(nc);
+  Out* out = device_alloc<Out>(nc);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  const T alpha = T(opt.alpha), beta = T(opt.beta);
-  auto call = [&](const T* a, const T* b, T* c) {
+  // alpha and beta in the compute type: float for everything but fp64.
+  const Out alpha = Out(opt.alpha), beta = Out(opt.beta);
+  const bool tf32 = s.precision == Precision::tf32;
+  auto call = [&](const In* a, const In* b, Out* c) {
+    if constexpr (std::is_same<In, float>::value) {
+      if (gemm && tf32) {
+        gemm_tf32_call(h, s, &alpha, a, b, &beta, c);
+        return;
+      }
+    }
     if (gemm)
       gemm_call(h, s, &alpha, a, b, &beta, c);
     else
@@ -260,10 +366,10 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
   std::vector<Math> maths;
   if (s.precision == Precision::fp32)
     maths = {{CUBLAS_PEDANTIC_MATH, "pedantic"}};
-  else if (gemm)
+  else if (gemm && s.precision == Precision::fp64)
     maths = {{CUBLAS_DEFAULT_MATH, "default"}, {CUBLAS_PEDANTIC_MATH, "pedantic"}};
   else
-    maths = {{CUBLAS_DEFAULT_MATH, "default"}};
+    maths = {{CUBLAS_DEFAULT_MATH, "default"}};  // fp64 GEMV; fp16, bf16, tf32
 
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
@@ -275,7 +381,7 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
     r.shape = s;
     r.impl = "cublas";
     r.math = math.name;
-    r.config = config;
+    r.config = config + " " + call_name(s);
     r.alpha = opt.alpha;
     r.beta = opt.beta;
     r.buffer_sets = n_sets;
@@ -397,11 +503,25 @@ int main(int argc, char** argv) {
   double* d_acc = device_alloc<double>(2);
   std::vector<PerfRecord> rows;
   for (const auto& s : shapes) {
-    auto r = s.precision == Precision::fp32 ? run_shape<float>(h, s, opt, rotate_bytes, config, d_acc)
-                                            : run_shape<double>(h, s, opt, rotate_bytes, config, d_acc);
+    std::vector<PerfRecord> r;
+    switch (s.precision) {
+      case Precision::fp32:
+      case Precision::tf32:
+        r = run_shape<float>(h, s, opt, rotate_bytes, config, d_acc);
+        break;
+      case Precision::fp64:
+        r = run_shape<double>(h, s, opt, rotate_bytes, config, d_acc);
+        break;
+      case Precision::fp16:
+        r = run_shape<__half, float>(h, s, opt, rotate_bytes, config, d_acc);
+        break;
+      case Precision::bf16:
+        r = run_shape<__nv_bfloat16, float>(h, s, opt, rotate_bytes, config, d_acc);
+        break;
+    }
     for (const auto& x : r)
-      std::printf("%-34s %-9s %10.4f ms %10.1f GFLOP/s %8.1f GB/s\n", spec_string(s).c_str(), x.math.c_str(),
-                  x.median_ms, x.gflops, x.gbs);
+      std::printf("%-34s %-9s %10.4f ms %10.1f GFLOP/s %8.1f GB/s  %s\n", spec_string(s).c_str(),
+                  x.math.c_str(), x.median_ms, x.gflops, x.gbs, call_name(s).c_str());
     rows.insert(rows.end(), r.begin(), r.end());
   }
   CUDA_CHECK(cudaFree(d_acc));

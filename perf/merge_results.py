@@ -17,7 +17,9 @@ import math
 import sys
 
 KEY = ("op", "trans", "shape", "dtype")
-EPS = {"fp32": 5.96e-8, "fp64": 1.11e-16}
+# fp16/bf16/tf32 inputs are exact in their format and their products exact in float: FP32
+# accumulation is the only error, as in shape_spec.hpp check_tolerance.
+EPS = {"fp32": 5.96e-8, "fp64": 1.11e-16, "fp16": 5.96e-8, "bf16": 5.96e-8, "tf32": 5.96e-8}
 
 
 def read_rows(path):
@@ -72,6 +74,15 @@ def fmt(v, spec):
     return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
 
 
+def pair(a, b, spec):
+    """'a / b' for two numbers of one column (Ridgeline / cuBLAS), '-' for a missing one."""
+    return f"{fmt(a, spec)} / {fmt(b, spec)}"
+
+
+def frac(a, b):
+    return a / b if b > 0 and not math.isnan(a) and not math.isnan(b) else math.nan
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ridgeline", required=True, help="ridgeline-perf --csv output")
@@ -102,6 +113,12 @@ def main(argv=None):
         cb_ref = cb_ped or cb_def
         g = num(rl, "gflops")
         status, err = check_against(rl, cb_ref) if cb_ref else ("-", math.nan)
+        gemv = rl["op"] == "gemv"
+        # Fractions of the datasheet peak (GEMM: the dtype's FLOP/s, GEMV: DRAM bandwidth) and, for
+        # GEMV, of the copy bandwidth ridgeline-perf measured in its run; cuBLAS's from the same figures.
+        peak = num(rl, "peak_gbs") if gemv else num(rl, "peak_gflops")
+        copy_gbs = num(rl, "copy_gbs")
+        cb_metric = num(cb_ref, "gbs" if gemv else "gflops") if cb_ref else math.nan
         merged.append({
             "op": rl["op"], "trans": rl["trans"], "shape": rl["shape"], "dtype": rl["dtype"],
             "ridgeline_ms": num(rl, "median_ms"),
@@ -119,7 +136,14 @@ def main(argv=None):
             "bound": rl.get("bound", ""),
             "efficiency": num(rl, "efficiency"),
             "cublas_efficiency": ratio(num(cb_ref, "gflops"), num(rl, "attainable_gflops")) if cb_ref else math.nan,
+            "ridgeline_peak_fraction": frac(num(rl, "gbs" if gemv else "gflops"), peak),
+            "cublas_peak_fraction": frac(cb_metric, peak),
+            "copy_gbs": copy_gbs,
+            "ridgeline_bw_fraction": frac(num(rl, "gbs"), copy_gbs) if gemv else math.nan,
+            "cublas_bw_fraction": frac(cb_metric, copy_gbs) if gemv else math.nan,
+            "cublas_call": cb_ref.get("config", "") if cb_ref else "",
             "check_vs_kk": rl.get("check", ""),
+            "check_ref": rl.get("check_ref", ""),
             "check_vs_cublas": status,
             "err_vs_cublas": err,
             "config": rl.get("config", ""),
@@ -130,8 +154,14 @@ def main(argv=None):
         "cublas": {k: cb_rows[0].get(k, "") for k in ("git_sha", "date_utc", "device", "command")} if cb_rows else {},
         "ratios": "GFLOP/s of Ridgeline over the baseline's, same shapes and inputs (>1: Ridgeline faster)",
         "ratio_cublas": "against cuBLAS pedantic math (no TF32) where run, else default math",
-        "cublas_efficiency": "cuBLAS GFLOP/s over Ridgeline's vector-unit roof at the same intensity; "
-                             "above 1 means cuBLAS ran on matrix units (pedantic DGEMM still does)",
+        "cublas_efficiency": "cuBLAS GFLOP/s over the roof of Ridgeline's row at the same intensity (the vector "
+                             "units', or the matrix unit's for Ridgeline's tensor-core entries); above 1 on a "
+                             "vector roof means cuBLAS ran on matrix units (pedantic DGEMM still does)",
+        "peak_fraction": "GEMM: GFLOP/s over the dtype's datasheet peak (its fastest unit); GEMV: GB/s over "
+                         "the datasheet DRAM bandwidth",
+        "bw_fraction": "GEMV: GB/s over the copy bandwidth ridgeline-perf measured in the same run",
+        "check_vs_kk": "ridgeline-perf's in-run check: against Kokkos Kernels, or for fp16/bf16 against its "
+                       "fp64 reference kernel (check_ref names it); n/a where Ridgeline has no path",
         "unmatched_ridgeline": sorted("|".join(k) for k in by_key if k not in cublas),
         "unmatched_cublas": sorted("|".join(k) for k in cublas if k not in by_key),
     }
@@ -163,11 +193,16 @@ def main(argv=None):
     md.append(f"- cublas_baseline: `{meta['cublas'].get('command', '')}` ({meta['cublas'].get('date_utc', '?')})")
     md.append("- time = median per call (ms); GFLOP/s = 2MNK or 2MN / time; ratios = Ridgeline GFLOP/s / "
               "baseline GFLOP/s (>1: Ridgeline faster); eff = measured / roofline-attainable (FP vector peak; the matrix-unit peak for Ridgeline's tensor-core entries)")
+    md.append("- % peak = GEMM GFLOP/s over the dtype's datasheet peak, GEMV GB/s over the datasheet DRAM bandwidth; "
+              "BW÷copy = GEMV GB/s over the copy bandwidth measured in the same ridgeline-perf run "
+              f"({fmt(merged[0]['copy_gbs'] if merged else math.nan, '.1f')} GB/s); both as Ridgeline / cuBLAS")
+    md.append("- check in-run: Ridgeline against Kokkos Kernels (fp32, fp64) or the fp64 reference kernel "
+              "(fp16, bf16); n/a: no Ridgeline path in this build")
     md.append("")
     md.append("| op | trans | shape | dtype | Ridgeline ms | Ridgeline GFLOP/s | GB/s | cuBLAS GFLOP/s | "
               "÷cuBLAS | cuBLAS dflt GFLOP/s | ÷cuBLAS dflt | KK GFLOP/s | ÷KK | bound | eff | "
-              "check KK | check cuBLAS |")
-    md.append("|" + "---|" * 17)
+              "% peak | BW÷copy | check in-run | check cuBLAS |")
+    md.append("|" + "---|" * 19)
     for m in merged:
         md.append("| " + " | ".join([
             m["op"], m["trans"], m["shape"], m["dtype"],
@@ -177,9 +212,17 @@ def main(argv=None):
             fmt(m["cublas_default_gflops"], ".1f") if m["cublas_math"] == "pedantic" else "-",
             fmt(m["ratio_cublas_default"], ".3f") if m["cublas_math"] == "pedantic" else "-",
             fmt(m["kokkos_kernels_gflops"], ".1f"), fmt(m["ratio_kk"], ".3f"),
-            m["bound"] or "-", fmt(m["efficiency"] * 100 if not math.isnan(m["efficiency"]) else math.nan, ".1f") + "%",
+            m["bound"] or "-", fmt(m["efficiency"] * 100, ".1f") + ("%" if not math.isnan(m["efficiency"]) else ""),
+            pair(m["ridgeline_peak_fraction"] * 100, m["cublas_peak_fraction"] * 100, ".1f"),
+            pair(m["ridgeline_bw_fraction"], m["cublas_bw_fraction"], ".3f") if m["op"] == "gemv" else "-",
             m["check_vs_kk"] or "-", m["check_vs_cublas"],
         ]) + " |")
+    calls = sorted({(m["dtype"], m["op"], m["cublas_call"], m["cublas_math"]) for m in merged if m["cublas_call"]})
+    if calls:
+        md.append("")
+        md.append("cuBLAS calls (the ratio's baseline; math = cublasSetMathMode):")
+        for dtype, op, call, mathmode in calls:
+            md.append(f"- {dtype} {op}: `{call}`, math {mathmode}")
     if meta["unmatched_ridgeline"] or meta["unmatched_cublas"]:
         md.append("")
         md.append(f"Unmatched: ridgeline {meta['unmatched_ridgeline']}, cuBLAS {meta['unmatched_cublas']}")
