@@ -108,8 +108,16 @@ void reference_product(std::int64_t m, std::int64_t n, std::int64_t k, const In*
         const std::int64_t i = e % m, j = e / m;
         const In* ar = a + i * a_i;
         const In* bc = b + j * b_j;
+        // Captured here: nvcc's extended lambdas may not first-capture inside an if constexpr.
+        const std::int64_t len = k, sa = a_p, sb = b_p;
         double acc = 0;
-        for (std::int64_t p = 0; p < k; ++p) acc += widen(ar[p * a_p]) * widen(bc[p * b_p]);
+        if constexpr (sizeof(In) == 2) {
+          // Two 16-bit values of at most 11 significant bits multiply exactly in float: one widening.
+          for (std::int64_t p = 0; p < len; ++p)
+            acc += double(static_cast<float>(ar[p * sa]) * static_cast<float>(bc[p * sb]));
+        } else {
+          for (std::int64_t p = 0; p < len; ++p) acc += widen(ar[p * sa]) * widen(bc[p * sb]);
+        }
         double r = alpha * acc;
         if (beta != 0) r += beta * widen(c[e]);
         c[e] = Out(r);

@@ -18,7 +18,7 @@
 # Exactly 8 files land in OUT_DIR: ridgeline_perf.{csv,json}, cublas.csv, merged.{csv,json,md},
 # summary.txt and logs.tar.gz (every log, the cuBLAS build log and the roofline plot files).
 #
-# Knobs (environment): SHAPES (default h200), PERF_ARGS (extra ridgeline-perf/cublas arguments),
+# Knobs (environment): SHAPES (default h200; h200-half for the fp16/bf16/tf32 rows), PERF_ARGS (extra ridgeline-perf/cublas arguments),
 # CUDA_ARCH (default sm_90), SANITIZER_FILTER (gtest filter for the sanitizer runs, default '*'),
 # RIDGELINE_GIT_SHA (overrides the sha baked into ridgeline-perf).
 set -uo pipefail
