@@ -680,9 +680,9 @@ std::string random_shape_list(std::mt19937_64& rng) {
                                                 "0x10",
                                                 "",
                                                 "\xd9\xa3"};
-  const std::vector<std::string> dtypes = {"fp32", "fp64", "f32", "double", "float"},
-                                 bad_dtypes = {"fp16", "", "FP32"};
-  const std::vector<std::string> presets = {"quick-host", "host-2048", "h200", "h100"};
+  const std::vector<std::string> dtypes = {"fp32", "fp64", "f32", "double", "float", "fp16", "bf16", "tf32"},
+                                 bad_dtypes = {"fp8", "", "FP32", "FP16"};
+  const std::vector<std::string> presets = {"quick-host", "host-2048", "h200", "h200-half", "h100"};
   auto pick = [&](const std::vector<std::string>& good, const std::vector<std::string>& bad) {
     return rng() % 16 ? good[rng() % good.size()] : bad[rng() % bad.size()];
   };
@@ -716,13 +716,14 @@ std::string random_shape_list(std::mt19937_64& rng) {
 // reference for case_footprint's 64-bit arithmetic.
 long double reference_bytes(const ridgeline_perf::ShapeSpec& s, double rotate_bytes, int max_sets,
                             int& sets) {
-  const long double e = s.elem_bytes();
-  const long double a = (long double)s.a_rows() * (long double)s.a_cols() * e;
+  // A, B (x) at the inputs' width, C (y) at the output's: fp16/bf16 are 2 bytes in, 4 out.
+  const long double ei = s.in_bytes(), eo = s.out_bytes();
+  const long double a = (long double)s.a_rows() * (long double)s.a_cols() * ei;
   const long double b = s.op == ridgeline_perf::Op::gemm
-                            ? (long double)s.b_rows() * (long double)s.b_cols() * e
-                            : (long double)s.x_len() * e;
-  const long double c =
-      s.op == ridgeline_perf::Op::gemm ? (long double)s.m * (long double)s.n * e : (long double)s.y_len() * e;
+                            ? (long double)s.b_rows() * (long double)s.b_cols() * ei
+                            : (long double)s.x_len() * ei;
+  const long double c = s.op == ridgeline_perf::Op::gemm ? (long double)s.m * (long double)s.n * eo
+                                                         : (long double)s.y_len() * eo;
   const long double set = a + b + c;
   const long double want = rotate_bytes > 0 ? std::ceil((long double)rotate_bytes / set) : 1.0L;
   sets = int(std::max(1.0L, std::min((long double)std::max(1, max_sets), want)));
