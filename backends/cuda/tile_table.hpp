@@ -131,18 +131,20 @@ struct GemmTilesFp64DmmaAsync {
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
-// 128x128x32 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
-// float accumulators and 24 fragment registers; four K steps in flight, 4 x 2 x 128 x 40 x 2 B = 80 KB of
-// scratch per team (team_scratch.hpp lifts Kokkos 3.4's 48 KB), two teams per SM. The +8 pads make
-// every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. First cut:
-// the shape of the common Ampere tensor-core GEMMs (64x64 warp tiles, BK 32, 3-4 stages); the sweep
-// has not chosen it yet.
+// 128x128x64 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
+// float accumulators and 24 fragment registers; three K steps in flight, 3 x 2 x 128 x 72 x 2 B = 105 KB
+// of scratch per team (team_scratch.hpp lifts Kokkos 3.4's 48 KB), two teams per SM. The +8 pads make
+// every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. Two HMMA
+// sweeps on 8192^3 (perf/results/h200-2026-12-01-9addcc1-hmma-sweep.txt, -edc0727-hmma-sweep.txt):
+// 1.03x the 128x128x32 four-stage entry it replaced (half the barriers per HMMA); one team per SM
+// 1.03x too, 2 stages 0.96x, 6 stages of BK 32 0.99x, 8-warp 128x256 and 256x128 tiles 0.78-0.82x,
+// 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x.
 struct GemmTilesHalfMmaAsync {
-  static constexpr int bm = 128, bn = 128, bk = 32;
+  static constexpr int bm = 128, bn = 128, bk = 64;
   static constexpr int warp_m = 64, warp_n = 64;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
-  static constexpr int team_size = 128, vector_length = 1, stages = 4, min_blocks = 2;
+  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>
