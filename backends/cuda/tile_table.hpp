@@ -153,6 +153,25 @@ struct GemmTilesHalfMmaAsync {
   static constexpr bool matrix_unit = true;
 };
 
+// FP16 and BF16 narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384): the 128-row
+// entry computed a whole empty half of every tile there (0.57 of cuBLAS at 431ab9e). 64x128x64 on 128
+// threads, 32x64 per warp, three stages (3 x (64 x 72 + 128 x 72) x 2 B = 83 KB), two teams per SM;
+// split-K supplies the teams. Its 64x128x32 four-stage sibling ran 0.72x the square entry on 8192^3
+// (-edc0727-hmma-sweep.txt), where it has no empty rows to save.
+struct GemmTilesHalfMmaNarrow {
+  static constexpr int bm = 64, bn = 128, bk = 64;
+  static constexpr int warp_m = 32, warp_n = 64;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;
+  static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
+  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 2;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopySm80;
+  template <class T, class Acc>
+  using micro_kernel = HmmaSm80MicroKernel<GemmTilesHalfMmaNarrow, T, Acc>;
+  static constexpr const char* micro_kernel_name = "hmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
+};
+
 // FP16 and BF16 operands that cannot stage in packets (any strides and alignment): register staging,
 // 128x64x32 on 128 threads, 64x32 per warp, so a lane holds 64 accumulators, 16 fragment registers
 // and 48 staged elements; two stages of 2 x 32 x (136 + 72) x 2 B = 26 KB. Correct for every layout;
@@ -216,7 +235,7 @@ struct Tiles {
   template <class T>
   using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfMmaAsync>;
   template <class T>
-  using gemm_packets_narrow = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow, GemmTilesHalfMmaAsync>;
+  using gemm_packets_narrow = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow, GemmTilesHalfMmaNarrow>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>
