@@ -918,6 +918,13 @@ TEST(GemmHmma, TableEntriesSplitKAndRerun) {
   // Split-K keeps 16 K steps per slice: K must reach 32 steps of the entry (BK 64) in every run.
   few_tiles_case<half_t, L, L, float>('N', 'N', 128, 256, 4096, 0.5, 9601, true);
   few_tiles_case<bhalf_t, L, L, bhalf_t>('T', 'T', 130, 250, 4001, 0.0, 9604, true);
+  // At most 64 rows: the narrow entry, split K.
+  EXPECT_EQ((gemm_tile_config(Exec(), "N", "N", Kokkos::View<half_t**, L, Mem>(static_cast<half_t*>(nullptr), 64, 4096),
+                              Kokkos::View<half_t**, L, Mem>(static_cast<half_t*>(nullptr), 4096, 512))
+                 .bm),
+            (detail::GemmNarrowCfg<Exec, half_t>::bm));
+  few_tiles_case<half_t, L, L, float>('N', 'N', 64, 512, 4096, 0.3, 9605, true);
+  few_tiles_case<bhalf_t, L, L, float>('N', 'T', 37, 520, 4096, 0.0, 9606, true);
   rerun_is_bit_identical<half_t, float>(128, 256, reduced() ? 1024 : 4096, 9607);
   rerun_is_bit_identical<bhalf_t, float>(1000, 1000, 1000, 9610);
 }
