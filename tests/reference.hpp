@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/dispatch.hpp"
 #include "ridgeline/half.hpp"
 
 namespace ridgeline::test {
@@ -175,8 +176,7 @@ struct Tolerance {
 };
 template <class T, class TC>
 Tolerance tolerance_of() {
-  using Acc = std::conditional_t<std::is_same_v<T, double>, double, float>;
-  return {eps_of<Acc>(), std::is_floating_point_v<TC> ? 0.0 : eps_of<TC>()};
+  return {eps_of<ridgeline::detail::AccumulatorType<T>>(), std::is_floating_point_v<TC> ? 0.0 : eps_of<TC>()};
 }
 
 template <class V>

@@ -36,11 +36,6 @@ void PrintTo(const GemmCase& c, std::ostream* os) {
   *os << describe(c);
 }
 
-template <class T>
-double eps() {
-  return std::numeric_limits<T>::epsilon();
-}
-
 template <class T, class TC, class LA, class LB, class LC>
 void run_gemm(const GemmCase& c) {
   const bool ta = c.ta == 'T', tb = c.tb == 'T';
@@ -180,7 +175,7 @@ TEST(Gemm, BetaZeroIgnoresNaNInC) {
       ridgeline::gemm(Exec(), "N", "N", static_cast<float>(alpha), A, B, 0.0f, C);
       Kokkos::fence();
       const auto got = to_host(C);
-      const auto want = reference_gemm(to_host(A), to_host(B), got, alpha, 0.0, eps<float>());
+      const auto want = reference_gemm(to_host(A), to_host(B), got, alpha, 0.0, eps_of<float>());
       EXPECT_TRUE(matches(got, want)) << "alpha=" << alpha << " K=" << k;
     }
   }
@@ -211,7 +206,7 @@ void guard_band(double beta) {
       if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
     }
   EXPECT_EQ(touched, 0) << "elements outside the C subview changed";
-  const auto want = reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps<T>());
+  const auto want = reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps_of<T>());
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
@@ -272,7 +267,7 @@ void packet_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t 
   ridgeline::gemm(Exec(), tra, trb, T(-1.5), A, B, T(0), C);
   Kokkos::fence();
   const auto want = reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), to_host(C),
-                                   -1.5, 0.0, eps<T>());
+                                   -1.5, 0.0, eps_of<T>());
   EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << m << "x" << n << "x" << k;
 }
 
@@ -300,7 +295,7 @@ TEST(Gemm, MisalignedOperandFallsBack) {
       detail::Strided2D<const float>{sb.data, sb.rows, sb.cols, sb.rs, sb.cs})));
   ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, C);
   Kokkos::fence();
-  const auto want = reference_gemm(to_host(A), to_host(B), to_host(C), 1.0, 0.0, eps<float>());
+  const auto want = reference_gemm(to_host(A), to_host(B), to_host(C), 1.0, 0.0, eps_of<float>());
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
@@ -341,7 +336,7 @@ void expect_direct_product(char ta, char tb, const AV& A, const BV& B, std::int6
           detail::strided_op(C, detail::Trans::N), static_cast<T>(alpha), static_cast<T>(beta));
   Kokkos::fence();
   const auto want = reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, alpha,
-                                   beta, eps<T>());
+                                   beta, eps_of<T>());
   EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << what << " beta " << beta;
 }
 
@@ -393,7 +388,7 @@ TEST(Gemm, PackedAndPeeledRerunIsBitIdentical) {
     Kokkos::fence();
     const auto h1 = to_host(C1), h2 = to_host(C2);
     EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0) << path;
-    EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps<float>()))) << path;
+    EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps_of<float>()))) << path;
   };
   twice("copies", [&](auto c) { detail::gemm_dispatch_packed(Exec(), ca, cb, c, 1.0f, 0.0f); });
   twice("peeled", [&](auto c) { detail::gemm_dispatch_peeled(Exec(), ca, cb, c, 1.0f, 0.0f, {256, 256}); });
@@ -638,7 +633,7 @@ void aligned_guard_band(double beta) {
       if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
     }
   EXPECT_EQ(touched, 0) << "elements outside the C subview changed";
-  EXPECT_TRUE(matches(to_host(C), reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps<T>())));
+  EXPECT_TRUE(matches(to_host(C), reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps_of<T>())));
 }
 
 TEST(Gemm, AlignedSubviewEpilogue) {
