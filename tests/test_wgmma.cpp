@@ -32,20 +32,25 @@ namespace wg = ridgeline::backends::cuda::wgmma;
 
 // ---- host: the layouts, descriptors and fragment map agree with each other ----------------------
 // The address wgmma reads for element (r, kk), kk < 16, of the k16 slice a descriptor names, as this
-// file models the PTX ISA's canonical K-major layouts: core matrices of 8 rows x 16 bytes, SBO
+// file models the PTX ISA's canonical layouts. K-major: core matrices of 8 rows x 16 bytes, SBO
 // between 8-row groups, LBO between the two 8-element halves of the slice (no swizzle); with the
-// 128-byte swizzle, rows 128 bytes apart and address bits 4-6 XORed with bits 7-9. If the device
-// cases fail while this passes, the model (not the code's consistency) is what is wrong.
-std::uint32_t modeled_address(std::uint64_t d, int r, int kk) {
+// 128-byte swizzle, rows 128 bytes apart. MN-major with the 128-byte swizzle: 64 rows in 128
+// contiguous bytes, k lines 128 bytes apart, LBO between 64-row blocks, SBO between 8-k groups. Both
+// swizzles XOR address bits 4-6 with bits 7-9. If the device cases fail while this passes, the model
+// (not the code's consistency) is what is wrong.
+std::uint32_t modeled_address(std::uint64_t d, bool mn_major, int r, int kk) {
   const std::uint32_t start = std::uint32_t(d & 0x3FFF) << 4, lbo = std::uint32_t((d >> 16) & 0x3FFF) << 4,
                       sbo = std::uint32_t((d >> 32) & 0x3FFF) << 4;
   if ((d >> 62) == 0) return start + (r / 8) * sbo + (kk / 8) * lbo + (r % 8) * 16 + (kk % 8) * 2;
-  const std::uint32_t pre = start + (r / 8) * sbo + (r % 8) * 128 + kk * 2;
+  const std::uint32_t pre = mn_major ? start + (r / 64) * lbo + (kk / 8) * sbo + (kk % 8) * 128 + (r % 64) * 2
+                                     : start + (r / 8) * sbo + (r % 8) * 128 + kk * 2;
   return pre ^ (((pre >> 7) & 7) << 4);
 }
 
+// Every element has its own place, and the descriptor of each k16 slice of each `sub`-row sub-tile
+// (a warpgroup's rows of a taller tile) addresses it.
 template <class Layout>
-void check_layout(int rows, int K, std::uint32_t base) {
+void check_layout(int rows, int K, std::uint32_t base, int sub) {
   std::vector<int> hits(std::size_t(rows) * K, 0);
   int bad = 0;
   for (int r = 0; r < rows; ++r) {
@@ -53,16 +58,22 @@ void check_layout(int rows, int K, std::uint32_t base) {
       const int o = Layout::offset(r, k, rows, K);
       ASSERT_TRUE(o >= 0 && o < rows * K) << "offset out of the tile at " << r << ", " << k;
       bad += hits[o]++ != 0;
-      bad += modeled_address(Layout::descriptor(base, k / 16, rows, K), r, k % 16) != base + 2u * o;
+      const int r0 = r / sub * sub;
+      const std::uint64_t d =
+          Layout::descriptor(base + Layout::row_offset_bytes(r0, rows, K), k / 16, rows, K);
+      bad += modeled_address(d, Layout::mn_major, r - r0, k % 16) != base + 2u * o;
     }
   }
-  EXPECT_EQ(bad, 0) << rows << " x " << K;
+  EXPECT_EQ(bad, 0) << rows << " x " << K << ", sub-tiles of " << sub << " rows";
 }
 
 TEST(WgmmaLayout, DescriptorsAddressTheStagedElements) {
   for (int rows : {64, 128, 256}) {
-    for (int K : {16, 32, 64, 128}) check_layout<wg::KMajorInterleave>(rows, K, 0x400);
-    for (int K : {64, 128}) check_layout<wg::KMajorSwizzle128>(rows, K, 0x2000);
+    for (int sub : {64, rows}) {
+      for (int K : {16, 32, 64, 128}) check_layout<wg::KMajorInterleave>(rows, K, 0x400, sub);
+      for (int K : {64, 128}) check_layout<wg::KMajorSwizzle128>(rows, K, 0x2000, sub);
+      for (int K : {16, 32, 64, 128}) check_layout<wg::MNMajorSwizzle128>(rows, K, 0x2000, sub);
+    }
   }
 }
 
@@ -103,8 +114,10 @@ Operand random_operand(std::size_t count, bool bf16, std::mt19937_64& rng) {
 
 using Member = Kokkos::TeamPolicy<Kokkos::Cuda>::member_type;
 
-template <class Elem, int N, class Layout>
+template <class Elem, int N, class LayoutA, class LayoutB>
 struct WgmmaTile {
+  static constexpr int kAlign =
+      LayoutA::alignment > LayoutB::alignment ? LayoutA::alignment : LayoutB::alignment;
   Kokkos::View<const std::uint16_t*, Kokkos::CudaSpace> a;  // A(m, k) at m K + k, m < 64
   Kokkos::View<const std::uint16_t*, Kokkos::CudaSpace> b;  // B(k, n) at n K + k, n < N
   Kokkos::View<float*, Kokkos::CudaSpace> d;                // D(m, n) at m N + n
@@ -112,19 +125,18 @@ struct WgmmaTile {
   bool overwrite;  // first step with scale-d = 0 over NaN accumulators, else zeroed and accumulating
 
   KOKKOS_INLINE_FUNCTION static std::size_t scratch_bytes(int K) {
-    return std::size_t(64 + N) * K * 2 + Layout::alignment;
+    return std::size_t(64 + N) * K * 2 + kAlign;
   }
 
   KOKKOS_FUNCTION void operator()(const Member& t) const {
 #if RIDGELINE_WGMMA_ENABLED
     char* raw = static_cast<char*>(t.team_scratch(0).get_shmem(scratch_bytes(K)));
-    auto* as =
-        reinterpret_cast<std::uint16_t*>((reinterpret_cast<std::uintptr_t>(raw) + Layout::alignment - 1) &
-                                         ~std::uintptr_t(Layout::alignment - 1));
-    std::uint16_t* bs = as + 64 * K;  // 128 K bytes further: still aligned for K % 64 == 0
+    auto* as = reinterpret_cast<std::uint16_t*>((reinterpret_cast<std::uintptr_t>(raw) + kAlign - 1) &
+                                                ~std::uintptr_t(kAlign - 1));
+    std::uint16_t* bs = as + 64 * K;  // 128 K bytes further: aligned where a swizzle needs K % 64 == 0
     const int tid = t.team_rank();
-    for (int i = tid; i < 64 * K; i += 128) as[Layout::offset(i / K, i % K, 64, K)] = a(i);
-    for (int i = tid; i < N * K; i += 128) bs[Layout::offset(i / K, i % K, N, K)] = b(i);
+    for (int i = tid; i < 64 * K; i += 128) as[LayoutA::offset(i / K, i % K, 64, K)] = a(i);
+    for (int i = tid; i < N * K; i += 128) bs[LayoutB::offset(i / K, i % K, N, K)] = b(i);
     wg::fence_proxy_async();
     t.team_barrier();
 
@@ -135,8 +147,8 @@ struct WgmmaTile {
     wg::fence();
     const std::uint32_t sa = wg::smem_address(as), sb = wg::smem_address(bs);
     for (int s = 0; s < K / 16; ++s) {
-      wg::mma<Elem, N>(acc, Layout::descriptor(sa, s, 64, K), Layout::descriptor(sb, s, N, K),
-                       !overwrite || s > 0);
+      wg::mma<Elem, N, LayoutA::mn_major, LayoutB::mn_major>(
+          acc, LayoutA::descriptor(sa, s, 64, K), LayoutB::descriptor(sb, s, N, K), !overwrite || s > 0);
     }
     wg::commit_group();
     wg::wait_group<0>();
@@ -154,7 +166,7 @@ struct Outcome {
   double worst = 0;  // max |D - ref| / tol
 };
 
-template <class Elem, int N, class Layout>
+template <class Elem, int N, class LayoutA, class LayoutB>
 Outcome run_case(int K, bool overwrite, std::uint64_t seed) {
   constexpr bool bf16 = std::is_same<Elem, wg::BF16>::value;
   std::mt19937_64 rng(seed);
@@ -169,7 +181,7 @@ Outcome run_case(int K, bool overwrite, std::uint64_t seed) {
   Kokkos::View<float*, Kokkos::CudaSpace> d("d", std::size_t(64) * N);
   Kokkos::deep_copy(d, std::numeric_limits<float>::quiet_NaN());  // poison
 
-  using Tile = WgmmaTile<Elem, N, Layout>;
+  using Tile = WgmmaTile<Elem, N, LayoutA, LayoutB>;
   Kokkos::TeamPolicy<Kokkos::Cuda> policy(1, 128);
   policy.set_scratch_size(0, Kokkos::PerTeam(Tile::scratch_bytes(K)));
   Kokkos::parallel_for("test_wgmma", policy, Tile{a, b, d, K, overwrite});
@@ -207,11 +219,11 @@ bool on_sm90() {
          cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) == cudaSuccess && major == 9;
 }
 
-template <class Elem, int N, class Layout>
+template <class Elem, int N, class Layout, class LayoutB = Layout>
 void check(const char* elem, const char* layout, int K, int& cases) {
   for (bool overwrite : {true, false}) {
     const std::uint64_t seed = 0x5eed0000u + std::uint64_t(N) * 1000 + K * 10 + overwrite;
-    const Outcome o = run_case<Elem, N, Layout>(K, overwrite, seed);
+    const Outcome o = run_case<Elem, N, Layout, LayoutB>(K, overwrite, seed);
     std::printf("wgmma m64n%dk16 %s, %s, K=%d, %s: max |err|/tol %.3g, %d bad of %d (%d NaN) -> %s\n", N,
                 elem, layout, K, overwrite ? "scale-d=0 first" : "accumulate", o.worst, o.bad, 64 * N, o.nan,
                 o.bad ? "FAIL" : "ok");
@@ -237,6 +249,12 @@ void check_all(const char* elem) {
   check<Elem, 64, wg::KMajorSwizzle128>(elem, "128B swizzle", 128, cases);
   check<Elem, 128, wg::KMajorSwizzle128>(elem, "128B swizzle", 64, cases);
   check<Elem, 256, wg::KMajorSwizzle128>(elem, "128B swizzle", 64, cases);
+  // MN-major (transposed) operands, alone and with a K-major partner: K % 16 == 0.
+  check<Elem, 64, wg::MNMajorSwizzle128>(elem, "MN-major A and B", 16, cases);
+  check<Elem, 128, wg::MNMajorSwizzle128>(elem, "MN-major A and B", 64, cases);
+  check<Elem, 256, wg::MNMajorSwizzle128, wg::KMajorSwizzle128>(elem, "MN-major A, K-major B", 64, cases);
+  check<Elem, 256, wg::KMajorSwizzle128, wg::MNMajorSwizzle128>(elem, "K-major A, MN-major B", 64, cases);
+  check<Elem, 64, wg::MNMajorSwizzle128, wg::KMajorSwizzle128>(elem, "MN-major A, K-major B", 128, cases);
   std::printf("wgmma %s: %d cases ran\n", elem, cases);
 }
 

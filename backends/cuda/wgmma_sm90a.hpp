@@ -93,11 +93,13 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t smem_address(const void* p) {
 }
 
 // ---- operand layouts in scratch ------------------------------------------------------------------
-// Both layouts hold a `rows` x K tile of a 16-bit type "K-major": for A (rows = M = 64) element
-// A(m, k), for B (rows = N) element B(k, n) stored as row n. That is the non-transposed form of
-// both operands (imm-trans-a = imm-trans-b = 0), so D = A * B with B given as its N x K transpose.
-// offset() is in elements from the tile base; descriptor() describes the k16 slice `kstep` (elements
-// 16 kstep .. 16 kstep + 15) of the tile, which is what one m64nNk16 instruction consumes.
+// Each layout holds a `rows` x K tile of a 16-bit type: for A (rows = M) element A(m, k), for B
+// (rows = N) element B(k, n) as row n. The first two are "K-major", the non-transposed form of both
+// operands (imm-trans = 0), so D = A * B with B given as its N x K transpose; the third is
+// "MN-major" (mn_major, imm-trans = 1). offset() is in elements from the tile base; descriptor()
+// describes the k16 slice `kstep` (elements 16 kstep .. 16 kstep + 15) of the tile, which is what
+// one m64nNk16 instruction consumes; row_offset_bytes() moves it to the sub-tile that starts at row
+// r0 (a warpgroup's 64 rows of a taller tile).
 
 // No swizzle ("interleave"): each core matrix is 128 contiguous bytes (row r of it at 16 r). The
 // core matrices of one 8-row group follow each other along K (LBO = 128), and the 8-row groups
@@ -106,6 +108,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::uint32_t smem_address(const void* p) {
 // but bank-conflicted for row-wise stores: a warp's 16-byte stores along a row land 128 bytes apart.
 struct KMajorInterleave {
   static constexpr Swizzle swizzle = Swizzle::none;
+  static constexpr bool mn_major = false;
   static constexpr int alignment = 16;  // bytes
   KOKKOS_INLINE_FUNCTION static constexpr int offset(int r, int k, int /*rows*/, int K) {
     return ((r / 8) * (K / 8) + k / 8) * 64 + (r % 8) * 8 + k % 8;
@@ -113,6 +116,10 @@ struct KMajorInterleave {
   KOKKOS_INLINE_FUNCTION static constexpr std::uint64_t descriptor(std::uint32_t tile_addr, int kstep,
                                                                    int /*rows*/, int K) {
     return make_descriptor(tile_addr + 256u * kstep, 128, 16u * K, Swizzle::none);
+  }
+  // Bytes from the tile base to row r0 (a multiple of 8): where a sub-tile's descriptor starts.
+  KOKKOS_INLINE_FUNCTION static constexpr std::uint32_t row_offset_bytes(int r0, int /*rows*/, int K) {
+    return std::uint32_t(r0 / 8) * 16u * K;
   }
 };
 
@@ -128,6 +135,7 @@ struct KMajorInterleave {
 // staging stores and the wgmma reads are free of bank conflicts. Needs K % 64 == 0, rows % 8 == 0.
 struct KMajorSwizzle128 {
   static constexpr Swizzle swizzle = Swizzle::b128;
+  static constexpr bool mn_major = false;
   static constexpr int alignment = 1024;  // bytes
   KOKKOS_INLINE_FUNCTION static constexpr int offset(int r, int k, int rows, int /*K*/) {
     return (k / 64) * rows * 64 + r * 64 + ((((k % 64) / 8) ^ (r % 8)) * 8) + k % 8;
@@ -136,6 +144,37 @@ struct KMajorSwizzle128 {
                                                                    int rows, int /*K*/) {
     return make_descriptor(tile_addr + 128u * rows * (kstep / 4) + 32u * (kstep % 4), 16, 1024,
                            Swizzle::b128);
+  }
+  // Row r0 must be a multiple of 8, so the sub-tile's 1024-byte blocks stay aligned.
+  KOKKOS_INLINE_FUNCTION static constexpr std::uint32_t row_offset_bytes(int r0, int /*rows*/, int /*K*/) {
+    return std::uint32_t(r0) * 128u;
+  }
+};
+
+// MN-major, 128-byte swizzle (the transposed form: imm-trans = 1). The tile is rows x K with rows
+// (M for A, N for B) contiguous: the canonical layout is ((8, 8, m), (8, k)) : ((1, 8, LBO), (64, SBO))
+// in elements (PTX ISA, "Canonical Layouts"), i.e. atoms of 64 rows x 8 k, each k a 128-byte line of
+// 64 consecutive rows, 8 lines per 1024-byte atom, with the same XOR of 16-byte chunk and line (k % 8)
+// as the K-major form. Atoms are stored 64-row block after 64-row block (LBO = 1024) within each
+// group of 8 k, and the k groups follow each other (SBO = 16 rows bytes), so a k16 slice is two
+// groups, starting 32 rows bytes per step. Why: a column-major A (NN, NT) or a row-major B stages
+// its contiguous index as it is, in 16-byte copies that cannot transpose; the tensor core reads the
+// transposed form at full rate for 16-bit types (not for tf32, which only has K-major).
+// Needs rows % 64 == 0 and K % 8 == 0.
+struct MNMajorSwizzle128 {
+  static constexpr Swizzle swizzle = Swizzle::b128;
+  static constexpr bool mn_major = true;
+  static constexpr int alignment = 1024;  // bytes
+  KOKKOS_INLINE_FUNCTION static constexpr int offset(int r, int k, int rows, int /*K*/) {
+    return (k / 8) * rows * 8 + (r / 64) * 512 + (k % 8) * 64 + ((((r % 64) / 8) ^ (k % 8)) * 8) + r % 8;
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr std::uint64_t descriptor(std::uint32_t tile_addr, int kstep,
+                                                                   int rows, int /*K*/) {
+    return make_descriptor(tile_addr + 32u * rows * kstep, 1024, 16u * rows, Swizzle::b128);
+  }
+  // Row r0 must be a multiple of 64 (whole atoms).
+  KOKKOS_INLINE_FUNCTION static constexpr std::uint32_t row_offset_bytes(int r0, int /*rows*/, int /*K*/) {
+    return std::uint32_t(r0 / 64) * 1024u;
   }
 };
 
@@ -201,8 +240,9 @@ KOKKOS_FORCEINLINE_FUNCTION void fence_operands(float (&d)[R]) {
 
 // ---- wgmma.mma_async m64nNk16, f32 += A * B, A and B from shared memory -----------------------------
 // d: the thread's N / 2 accumulators (fragment map above). accumulate == false computes D = A * B
-// and ignores d's old contents (the scale-d predicate); true computes D = A * B + D.
-template <class Elem, int N>
+// and ignores d's old contents (the scale-d predicate); true computes D = A * B + D. kTransA and
+// kTransB: the operand is staged MN-major (imm-trans = 1) rather than K-major.
+template <class Elem, int N, bool kTransA = false, bool kTransB = false>
 struct MmaSS;
 
 #if RIDGELINE_WGMMA_ENABLED
@@ -222,18 +262,19 @@ struct MmaSS;
 // clang-format on
 // The instruction text: accumulator list, then the two descriptors and the scale-d flag, which are
 // the operands right after the accumulators (numbered A, B, S). scale-a/b = 1, no transposes.
-#define RIDGELINE_WGMMA_ASM(shape, type, regs, A, B, S)                                                     \
+// The transpose immediates follow (S + 1, S + 2).
+#define RIDGELINE_WGMMA_ASM(shape, type, regs, A, B, S, TA, TB)                                             \
   "{\n.reg .pred p;\nsetp.ne.b32 p, %" #S ", 0;\nwgmma.mma_async.sync.aligned." shape ".f32." type "." type \
-  " {" regs "}, %" #A ", %" #B ", p, 1, 1, 0, 0;\n}\n"
+  " {" regs "}, %" #A ", %" #B ", p, 1, 1, %" #TA ", %" #TB ";\n}\n"
 
-#define RIDGELINE_WGMMA_DEFINE(Elem, type, N, regs, operands, A, B, S)                                 \
-  template <>                                                                                          \
-  struct MmaSS<Elem, N> {                                                                              \
+#define RIDGELINE_WGMMA_DEFINE(Elem, type, N, regs, operands, A, B, S, TA, TB)                         \
+  template <bool kTransA, bool kTransB>                                                                \
+  struct MmaSS<Elem, N, kTransA, kTransB> {                                                            \
     KOKKOS_FORCEINLINE_FUNCTION static void run(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, \
                                                 bool accumulate) {                                     \
-      asm volatile(RIDGELINE_WGMMA_ASM("m64n" #N "k16", type, regs, A, B, S)                           \
+      asm volatile(RIDGELINE_WGMMA_ASM("m64n" #N "k16", type, regs, A, B, S, TA, TB)                   \
                    : operands                                                                          \
-                   : "l"(da), "l"(db), "r"(int(accumulate)));                                          \
+                   : "l"(da), "l"(db), "r"(int(accumulate)), "n"(int(kTransA)), "n"(int(kTransB)));    \
     }                                                                                                  \
   };
 
@@ -246,12 +287,13 @@ struct MmaSS;
 #define RIDGELINE_WGMMA_OPS256 \
   RIDGELINE_WGMMA_F32(0), RIDGELINE_WGMMA_F32(32), RIDGELINE_WGMMA_F32(64), RIDGELINE_WGMMA_F32(96)
 
-RIDGELINE_WGMMA_DEFINE(F16, "f16", 64, RIDGELINE_WGMMA_N64, RIDGELINE_WGMMA_OPS64, 32, 33, 34)
-RIDGELINE_WGMMA_DEFINE(F16, "f16", 128, RIDGELINE_WGMMA_N128, RIDGELINE_WGMMA_OPS128, 64, 65, 66)
-RIDGELINE_WGMMA_DEFINE(F16, "f16", 256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_OPS256, 128, 129, 130)
-RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 64, RIDGELINE_WGMMA_N64, RIDGELINE_WGMMA_OPS64, 32, 33, 34)
-RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 128, RIDGELINE_WGMMA_N128, RIDGELINE_WGMMA_OPS128, 64, 65, 66)
-RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_OPS256, 128, 129, 130)
+RIDGELINE_WGMMA_DEFINE(F16, "f16", 64, RIDGELINE_WGMMA_N64, RIDGELINE_WGMMA_OPS64, 32, 33, 34, 35, 36)
+RIDGELINE_WGMMA_DEFINE(F16, "f16", 128, RIDGELINE_WGMMA_N128, RIDGELINE_WGMMA_OPS128, 64, 65, 66, 67, 68)
+RIDGELINE_WGMMA_DEFINE(F16, "f16", 256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_OPS256, 128, 129, 130, 131, 132)
+RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 64, RIDGELINE_WGMMA_N64, RIDGELINE_WGMMA_OPS64, 32, 33, 34, 35, 36)
+RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 128, RIDGELINE_WGMMA_N128, RIDGELINE_WGMMA_OPS128, 64, 65, 66, 67, 68)
+RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_OPS256, 128, 129, 130, 131,
+                       132)
 
 #undef RIDGELINE_WGMMA_DEFINE
 #undef RIDGELINE_WGMMA_ASM
@@ -268,7 +310,7 @@ RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_
 #undef RIDGELINE_WGMMA_F32
 #undef RIDGELINE_WGMMA_F8
 #else
-template <class Elem, int N>
+template <class Elem, int N, bool kTransA, bool kTransB>
 struct MmaSS {
   KOKKOS_FORCEINLINE_FUNCTION static void run(float (&)[N / 2], std::uint64_t, std::uint64_t, bool) {
     unavailable();
@@ -276,12 +318,13 @@ struct MmaSS {
 };
 #endif
 
-// mma<Elem, N>(d, desc_a, desc_b, accumulate): one m64nNk16 wgmma of the calling warpgroup.
-template <class Elem, int N>
+// mma<Elem, N, kTransA, kTransB>(d, desc_a, desc_b, accumulate): one m64nNk16 wgmma of the calling
+// warpgroup; kTransA / kTransB say that A / B is staged MN-major.
+template <class Elem, int N, bool kTransA = false, bool kTransB = false>
 KOKKOS_FORCEINLINE_FUNCTION void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                      bool accumulate) {
   static_assert(N == 64 || N == 128 || N == 256, "wrapped shapes: m64n64k16, m64n128k16, m64n256k16");
-  MmaSS<Elem, N>::run(d, desc_a, desc_b, accumulate);
+  MmaSS<Elem, N, kTransA, kTransB>::run(d, desc_a, desc_b, accumulate);
 }
 
 }  // namespace ridgeline::backends::cuda::wgmma
