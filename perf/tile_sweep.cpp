@@ -296,7 +296,8 @@ void hmma_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, co
   const auto c = rd::strided_op(C, rd::Trans::N);
   const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
   try {
-    if (rd::AsyncEntry<Cfg>::value && !rd::packet_staging_applies<K>(ac, bc)) throw std::runtime_error("no packets");
+    if (rd::AsyncEntry<Cfg>::value && !rd::packet_staging_applies<K>(ac, bc))
+      throw std::runtime_error("no packets");
     const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, 1.0f, 0.0f); });
     const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
     std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3,
@@ -315,28 +316,65 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32: table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
-  hmma_candidate<Hmma<128, 128, 32, 64, 64, 3, 2, true>, T>("async 128x128x32 w64x64 3st 2/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 1, true>, T>("async 128x128x64 w64x64 3st 1/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true>, T>("async 128x128x64 w64x64 3st 2/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 128, 64, 64, 64, 2, 2, true>, T>("async 128x128x64 w64x64 2st 2/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 128, 32, 64, 64, 6, 2, true>, T>("async 128x128x32 w64x64 6st 2/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 256, 32, 64, 64, 3, 1, true>, T>("async 128x256x32 w64x64 3st 1/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<256, 128, 32, 64, 64, 3, 1, true>, T>("async 256x128x32 w64x64 3st 1/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 128, 32, 32, 64, 4, 2, true>, T>("async 128x128x32 w32x64 4st 2/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<128, 128, 32, 64, 32, 4, 2, true>, T>("async 128x128x32 w64x32 4st 2/SM", A, B, C, ref, reps,
-                                                           base);
-  hmma_candidate<Hmma<64, 128, 32, 32, 64, 4, 3, true>, T>("async 64x128x32 w32x64 4st 3/SM", A, B, C, ref, reps,
-                                                          base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 3, 2, true>, T>("async 128x128x32 w64x64 3st 2/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 1, true>, T>("async 128x128x64 w64x64 3st 1/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true>, T>("async 128x128x64 w64x64 3st 2/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 2, 2, true>, T>("async 128x128x64 w64x64 2st 2/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 6, 2, true>, T>("async 128x128x32 w64x64 6st 2/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 256, 32, 64, 64, 3, 1, true>, T>("async 128x256x32 w64x64 3st 1/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<256, 128, 32, 64, 64, 3, 1, true>, T>("async 256x128x32 w64x64 3st 1/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 128, 32, 32, 64, 4, 2, true>, T>("async 128x128x32 w32x64 4st 2/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 32, 4, 2, true>, T>("async 128x128x32 w64x32 4st 2/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<64, 128, 32, 32, 64, 4, 3, true>, T>("async 64x128x32 w32x64 4st 3/SM", A, B, C, ref,
+                                                           reps, base);
   hmma_candidate<Hmma<128, 64, 32, 64, 32, 2, 2, false>, T>("regs 128x64x32 w64x32 2/SM", A, B, C, ref, reps,
-                                                           base);
+                                                            base);
+}
+#endif
+
+#if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
+// ---- FP16/BF16 on wgmma (sm_90a route): warpgroup tiles, stages, teams per SM ----------------------
+template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks>
+struct Wgmma {
+  static constexpr int bm = kBm, bn = kBn, bk = 64, warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
+  using async_copy = ridgeline::backends::cuda::AsyncCopyToAsyncProxy;
+  template <class T, class Acc>
+  using micro_kernel = ridgeline::backends::cuda::WgmmaSm90aMicroKernel<Wgmma, T, Acc>;
+};
+
+template <class T>
+void sweep_gemm_wgmma(int n, int reps, const char* dtype) {
+  Matrix<T> A("A", n, n), B("B", n, n);
+  Matrix<float> C("C", n, n), ref("ref", n, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * n * double(n) * n;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
+  std::printf("gemm NN %d^3 %s->fp32 (wgmma): table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
+              flops / base * 1e-9);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true>, T>("mma.sync entry 128x128x64", A, B, C, ref, reps,
+                                                            base);
+  hmma_candidate<Wgmma<128, 256, 64, 256, 3, 1>, T>("wgmma 128x256 w64x256 3st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1>, T>("wgmma 128x256 w64x256 4st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<256, 128, 128, 128, 4, 1>, T>("wgmma 256x128 w128x128 4st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<128, 128, 64, 128, 3, 2>, T>("wgmma 128x128 w64x128 3st 2/SM", A, B, C, ref, reps,
+                                                    base);
+  hmma_candidate<Wgmma<128, 128, 64, 128, 4, 1>, T>("wgmma 128x128 w64x128 4st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<128, 128, 128, 128, 3, 2>, T>("wgmma 128x128 w128x128 3st 2/SM", A, B, C, ref, reps,
+                                                     base);
+  hmma_candidate<Wgmma<128, 256, 128, 128, 4, 1>, T>("wgmma 128x256 w128x128 4st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1>, T>("wgmma 256x128 w64x128 4st", A, B, C, ref, reps, base);
 }
 #endif
 
@@ -533,6 +571,8 @@ int main(int argc, char** argv) {
   app.add_option("--rect64", rect64, "MxNxK GEMM shapes (fp64) to run every table entry on");
   std::vector<int> hmma_n;
   app.add_option("--hmma", hmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the tensor-core sweep");
+  std::vector<int> wgmma_n;
+  app.add_option("--wgmma", wgmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the wgmma sweep");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
@@ -551,6 +591,14 @@ int main(int argc, char** argv) {
     sweep_gemm_hmma<ridgeline::half_t>(n, reps, "fp16");
     sweep_gemm_hmma<ridgeline::bhalf_t>(n, reps, "bf16");
   }
+#endif
+#if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
+  for (int n : wgmma_n) {
+    sweep_gemm_wgmma<ridgeline::half_t>(n, reps, "fp16");
+    sweep_gemm_wgmma<ridgeline::bhalf_t>(n, reps, "bf16");
+  }
+#else
+  if (!wgmma_n.empty()) std::printf("--wgmma: this build has no wgmma (no sm_90a route)\n");
 #endif
   for (const auto& r : rect) {
     long long m = 0, n = 0, k = 0;

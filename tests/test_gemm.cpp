@@ -27,8 +27,8 @@ struct GemmCase {
 
 std::string describe(const GemmCase& c) {
   std::ostringstream s;
-  s << name(c.dt) << "gemm " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k
-    << " layouts " << name(c.la) << name(c.lb) << name(c.lc) << " alpha=" << c.alpha << " beta=" << c.beta;
+  s << name(c.dt) << "gemm " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k << " layouts "
+    << name(c.la) << name(c.lb) << name(c.lc) << " alpha=" << c.alpha << " beta=" << c.beta;
   return s.str();
 }
 
@@ -135,8 +135,8 @@ std::vector<GemmCase> trans_layout_cases() {
   for (const char* t : {"NN", "NT", "TN", "TT"})
     for (int mix : {0, 1, 2})
       for (Dt dt : kAllDtypes)
-        cases.push_back({200, 270, 530, t[0], t[1], mixes[mix][0], mixes[mix][1], mixes[mix][2], -1.5, 0.3,
-                         dt, seed++});
+        cases.push_back(
+            {200, 270, 530, t[0], t[1], mixes[mix][0], mixes[mix][1], mixes[mix][2], -1.5, 0.3, dt, seed++});
   return cases;
 }
 
@@ -648,8 +648,10 @@ TEST(Gemm, SingleColumnMatchesReference) {
   std::uint64_t seed = 3000;
   for (const char* t : {"NN", "TN"})
     for (double beta : {0.0, 0.3})
-      for (Dt dt : kAllDtypes) run({211, 1, 179, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.0, beta, dt, seed++});
-  for (Dt dt : kAllDtypes) run({64, 1, 1000, 'N', 'N', Lay::right, Lay::stride, Lay::stride, -1.5, 1.0, dt, seed++});
+      for (Dt dt : kAllDtypes)
+        run({211, 1, 179, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.0, beta, dt, seed++});
+  for (Dt dt : kAllDtypes)
+    run({64, 1, 1000, 'N', 'N', Lay::right, Lay::stride, Lay::stride, -1.5, 1.0, dt, seed++});
 }
 
 // ---- same inputs, same bits -------------------------------------------------------------------
@@ -784,10 +786,8 @@ struct DmmaTiles : AsyncStagingOf<kAsync> {
 };
 
 // C = 0.7 op(A) op(B) - 0.4 C through kernel Cfg, with op(A) m- or k-contiguous (kAFastM) and op(B)
-// n- or k-contiguous (kBFastN). The operands are sub-views of buffers whose leading dimension is
-// rounded up to even, so every line starts 16-byte aligned (packets) while m, n, k stay odd.
-// The operands are sub-views of buffers whose leading dimension is rounded up to 16 bytes, so every
-// line starts 16-byte aligned (packets) while m, n, k stay odd. T: A and B; TC: C.
+// n- or k-contiguous (kBFastN). The operands are sub-views of buffers whose leading dimension is rounded up
+// to 16 bytes, so every line starts 16-byte aligned (packets) while m, n, k stay odd. T: A and B; TC: C.
 template <class Cfg, bool kAFastM, bool kBFastN, class T = double, class TC = T>
 void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
   using Plain = detail::GemmKernelFor<Exec, Cfg, T, kAFastM, kBFastN, false, TC>;
@@ -805,7 +805,8 @@ void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
   const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
   const auto a = detail::strided_op(A, kAFastM ? detail::Trans::N : detail::Trans::T);
   const auto b = detail::strided_op(B, kBFastN ? detail::Trans::T : detail::Trans::N);
-  const detail::Strided2D<const T> ac_{a.data, a.rows, a.cols, a.rs, a.cs}, bc_{b.data, b.rows, b.cols, b.rs, b.cs};
+  const detail::Strided2D<const T> ac_{a.data, a.rows, a.cols, a.rs, a.cs},
+      bc_{b.data, b.rows, b.cols, b.rs, b.cs};
   ASSERT_EQ(detail::rows_contiguous(ac_), kAFastM);
   ASSERT_EQ(detail::rows_contiguous(bc_), !kBFastN);
   if (detail::AsyncEntry<Cfg>::value) ASSERT_TRUE(detail::packet_staging_applies<Kernel>(ac_, bc_));
@@ -906,7 +907,9 @@ TEST(GemmHmma, AsyncStagingWideWarpsHalfToFloat) {
 // The table's 16-bit entries through ridgeline::gemm: the tensor-core micro-kernel on both paths,
 // split-K, and bit-identical reruns.
 TEST(GemmHmma, TableEntriesSplitKAndRerun) {
-  EXPECT_EQ((gemm_tile_config<Exec, half_t>(true).micro_kernel), "hmma-m16n8k16");
+  // The packet entry is wgmma's in builds through the sm_90a route.
+  EXPECT_EQ((gemm_tile_config<Exec, half_t>(true).micro_kernel),
+            backends::cuda::wgmma::kBuiltWithSm90a ? "wgmma-m64n256k16" : "hmma-m16n8k16");
   EXPECT_EQ((gemm_tile_config<Exec, bhalf_t>(false).micro_kernel), "hmma-m16n8k16");
   EXPECT_TRUE((gemm_tile_config<Exec, half_t>(true).matrix_unit));
   using L = Kokkos::LayoutLeft;
@@ -914,7 +917,8 @@ TEST(GemmHmma, TableEntriesSplitKAndRerun) {
   few_tiles_case<half_t, L, L, float>('N', 'N', 128, 256, 4096, 0.5, 9601, true);
   few_tiles_case<bhalf_t, L, L, bhalf_t>('T', 'T', 130, 250, 4001, 0.0, 9604, true);
   // At most 64 rows: the narrow entry, split K.
-  EXPECT_EQ((gemm_tile_config(Exec(), "N", "N", Kokkos::View<half_t**, L, Mem>(static_cast<half_t*>(nullptr), 64, 4096),
+  EXPECT_EQ((gemm_tile_config(Exec(), "N", "N",
+                              Kokkos::View<half_t**, L, Mem>(static_cast<half_t*>(nullptr), 64, 4096),
                               Kokkos::View<half_t**, L, Mem>(static_cast<half_t*>(nullptr), 4096, 512))
                  .bm),
             (detail::GemmNarrowCfg<Exec, half_t>::bm));
@@ -923,6 +927,55 @@ TEST(GemmHmma, TableEntriesSplitKAndRerun) {
   rerun_is_bit_identical<half_t, float>(128, 256, reduced() ? 1024 : 4096, 9607);
   rerun_is_bit_identical<bhalf_t, float>(1000, 1000, 1000, 9610);
 }
+
+// ---- the wgmma micro-kernel (sm_90a route only), on small tiles with tails ------------------------
+// Every orientation stages its own layout: MN-major (a column-major A, a row-major B) or K-major, in
+// the 128-byte swizzle the descriptors name; M, N and K tails (the K tail is zero-filled), a single
+// partial tile, more K steps than stages (the products of one step still run while the next is
+// staged), one and two warpgroups along M and N, and both output types.
+#if RIDGELINE_HAVE_SM90A
+template <int kBm, int kBn, int kWm, int kWn, int kStages>
+struct WgmmaTiles {
+  static constexpr int bm = kBm, bn = kBn, bk = 64;
+  static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = 1, scratch_level = 0, group_m = 2;
+  using async_copy = backends::cuda::AsyncCopyToAsyncProxy;
+  template <class T, class Acc>
+  using micro_kernel = backends::cuda::WgmmaSm90aMicroKernel<WgmmaTiles, T, Acc>;
+};
+
+template <class Cfg, class T, class TC>
+void run_wgmma_tiles_all() {
+  // 64x64x64 tiles: 71x37x83 leaves tails of 7, 37 and 19 with two K steps; 20x9x5 is one partial
+  // tile and K step; 130x200x300 has five K steps, more than the stages.
+  std::uint64_t seed = 9700;
+  const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {130, 200, 300}};
+  for (const auto& s : shapes) {
+    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3);
+  }
+}
+
+TEST(GemmWgmma, OneWarpgroupHalfToFloat) {
+  run_wgmma_tiles_all<WgmmaTiles<64, 64, 64, 64, 3>, half_t, float>();
+}
+TEST(GemmWgmma, OneWarpgroupBf16) {
+  run_wgmma_tiles_all<WgmmaTiles<64, 64, 64, 64, 3>, bhalf_t, bhalf_t>();
+}
+TEST(GemmWgmma, TwoWarpgroupsAlongMHalf) {
+  run_wgmma_tiles_all<WgmmaTiles<128, 64, 64, 64, 4>, half_t, half_t>();
+}
+TEST(GemmWgmma, TwoWarpgroupsAlongNBf16ToFloat) {
+  run_wgmma_tiles_all<WgmmaTiles<64, 256, 64, 128, 3>, bhalf_t, float>();
+}
+TEST(GemmWgmma, TallWarpgroupTileHalfToFloat) {
+  run_wgmma_tiles_all<WgmmaTiles<128, 128, 128, 128, 3>, half_t, float>();
+}
+#endif
 #endif
 
 }  // namespace

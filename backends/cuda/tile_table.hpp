@@ -29,7 +29,9 @@
 #include <ridgeline/backends/cuda/hmma_sm80.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
+#include <ridgeline/backends/cuda/wgmma_micro_kernel_sm90a.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
+#include <type_traits>
 
 namespace ridgeline::backends::cuda {
 
@@ -153,6 +155,31 @@ struct GemmTilesHalfMmaAsync {
   static constexpr bool matrix_unit = true;
 };
 
+// FP16 and BF16 on Hopper's warpgroup tensor-core instruction (wgmma m64n256k16 from scratch
+// descriptors, wgmma_micro_kernel_sm90a.hpp), in builds through the sm_90a route, for operands that
+// stage in 16-byte packets: 128x256x64 on 256 threads, two warpgroups of 64x256 (128 float
+// accumulators per thread, no fragments), four stages of (128 + 256) x 64 x 2 B = 194 KB in the
+// 128-byte swizzled layouts the tensor core reads, so one team per SM; two K steps of copies and one
+// of products in flight. Not swept yet: the first wgmma entry, sized as the largest tile the
+// accumulators and scratch allow (the register-resident and scratch-resident wgmma probes in
+// ../shared/TOOLCHAIN.md reached 96-98% of peak with m64n256).
+struct GemmTilesHalfWgmma {
+  static constexpr int bm = 128, bn = 256, bk = 64;
+  static constexpr int warp_m = 64, warp_n = 256;          // a warpgroup's tile
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;  // accumulators per thread
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;    // the swizzled layouts need none
+  static constexpr int team_size = 256, vector_length = 1, stages = 4, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopyToAsyncProxy;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
+  static constexpr bool matrix_unit = true;
+};
+// The 16-bit packet entry of this build: wgmma where the build has it, else mma.sync.
+using GemmTilesHalfPackets =
+    std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmma, GemmTilesHalfMmaAsync>;
+
 // FP16 and BF16 narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384): the 128-row
 // entry computed a whole empty half of every tile there (0.57 of cuBLAS at 431ab9e). 64x128x64 on 128
 // threads, 32x64 per warp, three stages (3 x (64 x 72 + 128 x 72) x 2 B = 83 KB), two teams per SM;
@@ -233,7 +260,7 @@ struct Tiles {
   template <class T>
   using gemm = by_size<T, GemmTilesFp64Dmma, GemmTilesFp32, GemmTilesHalfMma>;
   template <class T>
-  using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfMmaAsync>;
+  using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfPackets>;
   template <class T>
   using gemm_packets_narrow = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow, GemmTilesHalfMmaNarrow>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles

@@ -125,7 +125,8 @@ template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool 
           class Acc = typename AccumulatorOf<T>::type,
           class MK = typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, Acc>>
 using GemmKernelFor =
-    std::conditional_t<AsyncEntry<Cfg>::value, GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, TC>,
+    std::conditional_t<AsyncEntry<Cfg>::value,
+                       GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, TC>,
                        GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec, TC>>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
 using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec, TC>;
@@ -358,6 +359,13 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   after_launch<Kernel, Cfg>(exec);
 }
 
+}  // namespace ridgeline::detail
+#if defined(KOKKOS_ENABLE_CUDA)
+// The wgmma kernels' launches are compiled into the library, not here.
+#include <ridgeline/backends/cuda/wgmma_instances_sm90a.hpp>
+#endif
+namespace ridgeline::detail {
+
 // Picks the 16-byte packet staging when both operands allow it: unit stride along the fast index,
 // a 16-byte aligned origin and a slow stride that keeps every line aligned. Anything else (an odd
 // leading dimension such as 4097, a sub-view at an odd offset) stages element by element.
@@ -526,7 +534,8 @@ void gemm_launch_oriented(const ExecSpace& exec, const Strided2D<const T>& a, co
 
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta, bool allow_copies = true);
+                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
+                   bool allow_copies = true);
 
 template <class ExecSpace, class T, class TY>
 void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
@@ -553,7 +562,8 @@ void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, cons
 // right of the bulk, each as its own product. The three parts of C are disjoint.
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta, const PeelPlan& p) {
+                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
+                          const PeelPlan& p) {
   const std::int64_t m = c.rows, n = c.cols, k = a.cols;
   gemm_launch_oriented(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, 0, p.n0),
                        block_of(c, 0, p.m0, 0, p.n0), alpha, beta);
@@ -588,7 +598,8 @@ void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, co
 // allow_copies = false: the operands are already copies (or parts of a product that was split).
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta, bool allow_copies) {
+                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
+                   bool allow_copies) {
   if (allow_copies && gemm_packs_operands<ExecSpace, T>(a, b)) {
     gemm_dispatch_packed(exec, a, b, c, alpha, beta);
     return;

@@ -11,18 +11,24 @@
 //   epilogue (gemm_epilogue.hpp)
 //
 // One barrier per K step; it also tells every thread that the buffer it is about to refill is no
-// longer read. Staging costs no registers, which register staging (gemm_team_tiled.hpp) cannot
-// offer to a tensor-core micro-kernel that already holds 64 accumulators and its fragments.
+// longer read. A micro-kernel whose products outlive mac_in (MK::kInFlight > 0: wgmma) keeps
+// kInFlight more steps between a buffer's read and its refill, so S - 1 - kInFlight steps are in
+// flight, and drains before the epilogue. Staging costs no registers, which register staging
+// (gemm_team_tiled.hpp) cannot offer to a tensor-core micro-kernel that already holds 64 accumulators and its
+// fragments.
 //
 // The copies move 16 bytes and cannot transpose, so each operand keeps its contiguous index
 // contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a), and op(A)
 // walking k contiguously m-major, (BM, BK + pad_k); likewise B. The micro-kernel reads either
-// through mac_in (micro_tile.hpp). Operands must stage in 16-byte packets (unit stride along the
-// contiguous index, 16-byte aligned lines): the dispatcher checks packet_staging_applies first.
-// Tile edges and the K tail read zeros: a packet's copy is cut to its valid bytes, the rest filled.
+// through mac_in (micro_tile.hpp). A micro-kernel whose instruction reads a fixed layout (wgmma's
+// swizzled tiles) declares it as MK::staged_layout, and the packets go there instead. Operands must stage in
+// 16-byte packets (unit stride along the contiguous index, 16-byte aligned lines): the dispatcher checks
+// packet_staging_applies first. Tile edges and the K tail read zeros: a packet's copy is cut to its valid
+// bytes, the rest filled.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/gemm_epilogue.hpp"
@@ -31,6 +37,28 @@
 #include "ridgeline/detail/strided.hpp"
 
 namespace ridgeline::detail {
+
+// A staged operand tile of kS lines of its fast index, kLd elements apart: element (fast f, slow s)
+// at s * kLd + f. As a ScratchLayout it gives the micro-kernel element (i, k) of the tile.
+template <int kS, int kLd, int kIStride, int kKStride>
+struct PaddedStage : ScratchLayout<kIStride, kKStride> {
+  static constexpr int elements = kS * kLd, alignment = int(scratch_align);
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int offset(int f, int s) { return s * kLd + f; }
+};
+// The micro-kernel's own layout (MK::staged_layout<rows, BK, rows fast>) where it declares one.
+template <class MK, int kRows, int kK, bool kRowsFast, class Padded, class = void>
+struct StagedLayoutOf {
+  using type = Padded;
+};
+template <class MK, int kRows, int kK, bool kRowsFast, class Padded>
+struct StagedLayoutOf<MK, kRows, kK, kRowsFast, Padded,
+                      std::void_t<typename MK::template staged_layout<kRows, kK, kRowsFast>>> {
+  using type = typename MK::template staged_layout<kRows, kK, kRowsFast>;
+};
+template <class MK, class = void>
+struct InFlightOf : std::integral_constant<int, 0> {};
+template <class MK>
+struct InFlightOf<MK, std::void_t<decltype(MK::kInFlight)>> : std::integral_constant<int, MK::kInFlight> {};
 
 // Always packet staging, so unlike GemmTeamTiled it takes no kVec: the dispatcher's kVec choice
 // does not apply (GemmKernelFor). T: A and B; TC: C; Acc: the accumulator.
@@ -48,7 +76,9 @@ struct GemmTeamAsync
 
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, BK = Cfg::bk;
   static constexpr int kThreads = Cfg::team_size, kStages = Cfg::stages;
-  static_assert(kStages >= 2, "at least one K step in flight while another is computed");
+  static constexpr int kInFlight = InFlightOf<MK>::value;  // steps the micro-kernel leaves running
+  static constexpr int kAhead = kStages - 1 - kInFlight;   // steps whose copies are in flight
+  static_assert(kAhead >= 1, "at least one K step in flight while another is computed");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
   using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
@@ -56,25 +86,32 @@ struct GemmTeamAsync
   static constexpr bool c_packet_capable = Epilogue::c_packet_capable;
 
   // One operand's tile per stage, as lines of its contiguous ("fast") index: kF elements per line,
-  // kS lines, kLd elements apart (the fast extent plus padding, a multiple of 16 bytes).
-  template <int kF, int kS, int kLdElems>
+  // kS lines, placed by Layout (the padded lines, kLd elements apart, or the micro-kernel's layout).
+  template <int kF, int kS, class Layout_>
   struct Tile {
+    using Layout = Layout_;
     static constexpr int kPerLine = kF / kVecW;                  // packets per line
     static constexpr int kPackets = kF * kS / kVecW / kThreads;  // packets per thread
-    static_assert(kF % kVecW == 0 && kLdElems % kVecW == 0, "lines are whole, aligned packets");
+    static_assert(kF % kVecW == 0, "lines are whole packets");
     static_assert(kThreads % kPerLine == 0 && (kF * kS / kVecW) % kThreads == 0,
                   "a K step's packets split evenly, each thread keeping one place in the line");
     static constexpr int kLineStep = kThreads / kPerLine;  // lines between a thread's packets
-    static constexpr int kLd = kLdElems;
-    static constexpr int kElems = kS * kLd;  // scratch elements per stage
+    static constexpr int kElems = Layout::elements;        // scratch elements per stage
+    static constexpr int kAlign = Layout::alignment;       // bytes, of every stage's buffer
+    static_assert(kElems * sizeof(T) % kAlign == 0, "every stage starts aligned");
   };
   static constexpr int kLdA = kAFastM ? BM + Cfg::pad_a : BK + Cfg::pad_k;
   static constexpr int kLdB = kBFastN ? BN + Cfg::pad_b : BK + Cfg::pad_k;
-  using TileA = Tile<kAFastM ? BM : BK, kAFastM ? BK : BM, kLdA>;
-  using TileB = Tile<kBFastN ? BN : BK, kBFastN ? BK : BN, kLdB>;
-  // Element (m, k) of As and (n, k) of Bs, for the micro-kernel.
-  using LayoutA = ScratchLayout<kAFastM ? 1 : kLdA, kAFastM ? kLdA : 1>;
-  using LayoutB = ScratchLayout<kBFastN ? 1 : kLdB, kBFastN ? kLdB : 1>;
+  static_assert(kLdA % kVecW == 0 && kLdB % kVecW == 0, "padded lines start 16-byte aligned");
+  // Element (m, k) of As and (n, k) of Bs, for the micro-kernel: the padded lines, or its own.
+  using LayoutA = typename StagedLayoutOf<
+      MK, BM, BK, kAFastM,
+      PaddedStage<kAFastM ? BK : BM, kLdA, kAFastM ? 1 : kLdA, kAFastM ? kLdA : 1>>::type;
+  using LayoutB = typename StagedLayoutOf<
+      MK, BN, BK, kBFastN,
+      PaddedStage<kBFastN ? BK : BN, kLdB, kBFastN ? 1 : kLdB, kBFastN ? kLdB : 1>>::type;
+  using TileA = Tile<kAFastM ? BM : BK, kAFastM ? BK : BM, LayoutA>;
+  using TileB = Tile<kBFastN ? BN : BK, kBFastN ? BK : BN, LayoutB>;
   static constexpr bool vector_capable = true;
 
   Strided2D<const T> a;  // op(A): M x K
@@ -90,7 +127,7 @@ struct GemmTeamAsync
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     return align_up(sizeof(T) * kStages * TileA::kElems) + align_up(sizeof(T) * kStages * TileB::kElems) +
-           2 * scratch_align;
+           std::size_t(TileA::kAlign) + std::size_t(TileB::kAlign);
   }
 
   // The thread's first packet of a K step in each operand: (fast, slow) inside the step's tile.
@@ -138,7 +175,7 @@ struct GemmTeamAsync
     RIDGELINE_UNROLL
     for (int r = 0; r < Tl::kPackets; ++r) {
       const int s = s0 + r * Tl::kLineStep;
-      T* dst = S + s * Tl::kLd + f0;
+      T* dst = S + Tl::Layout::offset(f0, s);
       const T* src = p + std::int64_t(r) * Tl::kLineStep * ss;
       if constexpr (kChecked) {
         const std::int64_t left = lim_f - f0;
@@ -155,12 +192,10 @@ struct GemmTeamAsync
     const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n, k_slices,
                                                                k_chunk, a.cols);
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
-    T* As =
-        static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems,
-                                                  scratch_align));  // kStages x (BK, BM+pad) or (BM, BK+pad)
-    T* Bs =
-        static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileB::kElems,
-                                                  scratch_align));  // kStages x (BK, BN+pad) or (BN, BK+pad)
+    // kStages x (BK, BM+pad) or (BM, BK+pad), or BM x BK in the micro-kernel's layout
+    T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));
+    // kStages x (BK, BN+pad) or (BN, BK+pad), or BN x BK in the micro-kernel's layout
+    T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileB::kElems, TileB::kAlign));
     const int t = team.team_rank();
     const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
     const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
@@ -178,23 +213,26 @@ struct GemmTeamAsync
     };
 
     RIDGELINE_UNROLL
-    for (int s = 0; s < kStages - 1; ++s) {
+    for (int s = 0; s < kAhead; ++s) {
       if (s < nk) issue_step(s, s);
       Copy::commit();  // empty groups keep the count that wait<> relies on
     }
     const Owner o = MK::owner(t);
     typename MK::Accumulator acc;
     MK::zero(acc);
-    int read = 0, write = kStages - 1;  // the stages of K step kt and kt + kStages - 1
+    int read = 0, write = kAhead;  // the stages of K step kt and kt + kAhead
     for (int kt = 0; kt < nk; ++kt) {
-      Copy::template wait<kStages - 2>();
+      Copy::template wait<kAhead - 1>();
       team.team_barrier();
-      if (kt + kStages - 1 < nk) issue_step(kt + kStages - 1, write);
+      // Step kt + kAhead's buffer was last read by step kt - 1 - kInFlight, whose products every
+      // thread saw complete before this barrier.
+      if (kt + kAhead < nk) issue_step(kt + kAhead, write);
       Copy::commit();
       MK::template mac_in<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems, o);
       read = read + 1 == kStages ? 0 : read + 1;
       write = write + 1 == kStages ? 0 : write + 1;
     }
+    if constexpr (kInFlight > 0) MK::drain(acc);
     Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
 
     if (k_slices > 1) {
