@@ -150,6 +150,11 @@ using AccOf = std::conditional_t<std::is_same_v<In, double>, double, float>;
 template <class In, class Out>
 constexpr bool single_type_v = std::is_same_v<In, Out>&& std::is_arithmetic_v<In>;
 
+// A tf32 row is an fp32 product that allows TF32 (Ridgeline's opt-in, cuBLAS's TF32 math mode).
+ridgeline::Math math_of(const ShapeSpec& s) {
+  return s.precision == Precision::tf32 ? ridgeline::Math::allow_tf32 : ridgeline::Math::exact;
+}
+
 template <class In, class Out>
 std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
   using Scalar = AccOf<In>;
@@ -214,9 +219,10 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
   Impl<In, Out> rl;
   rl.name = impl_ridgeline;
   if (s.op == Op::gemm) {
+    const ridgeline::Math math = math_of(s);
     rl.config = tile_config_string(ridgeline::gemm_tile_config<ExecSpace, In>());
     rl.call = [=](const Operands<In, Out>& o) {
-      ridgeline::gemm(exec, tra.c_str(), trb.c_str(), alpha, o.a, o.b, beta, o.c);
+      ridgeline::gemm(exec, tra.c_str(), trb.c_str(), alpha, o.a, o.b, beta, o.c, math);
     };
   } else {
     // LayoutLeft: op(A) rows are contiguous for "N", so that is the "rows" kernel; "T" is "dot".
@@ -276,18 +282,6 @@ void run_reference(const ShapeSpec& s, const Operands<In, Out>& o, double alpha,
 
 constexpr const char* reference_name = "fp64 reference";
 
-// A row whose Ridgeline path does not exist in this build: listed, not run, not a failure.
-PerfRecord not_available_row(const ShapeSpec& s, const Context& ctx, const std::string& why) {
-  PerfRecord r;
-  r.shape = s;
-  r.impl = impl_ridgeline;
-  r.config = why;
-  r.alpha = ctx.opt.alpha;
-  r.beta = ctx.opt.beta;
-  r.check = "n/a";
-  return r;
-}
-
 template <class In, class Out = In>
 std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
   // The same count check_shapes_fit checked against the memory before the first case ran.
@@ -333,7 +327,8 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
     if (r.impl == impl_ridgeline && s.op == Op::gemm) {
       // Which table entry runs depends on the operands' strides and alignment.
       const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
-      const auto cfg = ridgeline::gemm_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a, check.b);
+      const auto cfg =
+          ridgeline::gemm_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a, check.b, math_of(s));
       r.tile = cfg;
       r.config = tile_config_string(cfg);
     }
@@ -703,8 +698,9 @@ int run(int argc, char** argv) {
         r = run_shape<ridgeline::bhalf_t, float>(s, ctx);
         break;
       case Precision::tf32:
-        // cublas_baseline has the TF32 row; Ridgeline's TF32 GEMM is opt-in and not on main yet.
-        r = {not_available_row(s, ctx, "n/a: this build of Ridgeline has no TF32 path (ridgeline::Math)")};
+        // float operands, Math::allow_tf32 (exact FP32 where the build has no TF32 path; the
+        // config column says which ran).
+        r = run_shape<float>(s, ctx);
         break;
     }
     std::cout << " done\n";

@@ -343,9 +343,10 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
 
 #if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
 // ---- FP16/BF16 on wgmma (sm_90a route): warpgroup tiles, stages, teams per SM ----------------------
-template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks>
+template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks, int kInFlight = 1>
 struct Wgmma {
   static constexpr int bm = kBm, bn = kBn, bk = 64, warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
+  static constexpr int wgmma_in_flight = kInFlight;
   static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128, vector_length = 1, stages = kStages;
   static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
@@ -363,18 +364,19 @@ void sweep_gemm_wgmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32 (wgmma): table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
-  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true>, T>("mma.sync entry 128x128x64", A, B, C, ref, reps,
-                                                            base);
-  hmma_candidate<Wgmma<128, 256, 64, 256, 3, 1>, T>("wgmma 128x256 w64x256 3st", A, B, C, ref, reps, base);
+  // The first sweep (h200-2026-12-01-390480a-wgmma-sweep.txt) chose 128x256 w64x256 4 stages; these
+  // ask whether waiting for each step's products (in flight 0) buys the copies a stage, and the
+  // runners-up again.
+  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1, 0>, T>("wgmma 128x256 w64x256 4st inflight 0", A, B, C, ref,
+                                                       reps, base);
+  hmma_candidate<Wgmma<128, 256, 64, 256, 3, 1, 0>, T>("wgmma 128x256 w64x256 3st inflight 0", A, B, C, ref,
+                                                       reps, base);
   hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1>, T>("wgmma 128x256 w64x256 4st", A, B, C, ref, reps, base);
-  hmma_candidate<Wgmma<256, 128, 128, 128, 4, 1>, T>("wgmma 256x128 w128x128 4st", A, B, C, ref, reps, base);
-  hmma_candidate<Wgmma<128, 128, 64, 128, 3, 2>, T>("wgmma 128x128 w64x128 3st 2/SM", A, B, C, ref, reps,
-                                                    base);
-  hmma_candidate<Wgmma<128, 128, 64, 128, 4, 1>, T>("wgmma 128x128 w64x128 4st", A, B, C, ref, reps, base);
-  hmma_candidate<Wgmma<128, 128, 128, 128, 3, 2>, T>("wgmma 128x128 w128x128 3st 2/SM", A, B, C, ref, reps,
-                                                     base);
-  hmma_candidate<Wgmma<128, 256, 128, 128, 4, 1>, T>("wgmma 128x256 w128x128 4st", A, B, C, ref, reps, base);
   hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1>, T>("wgmma 256x128 w64x128 4st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1, 0>, T>("wgmma 256x128 w64x128 4st inflight 0", A, B, C, ref,
+                                                       reps, base);
+  hmma_candidate<Wgmma<128, 128, 64, 128, 3, 2, 0>, T>("wgmma 128x128 w64x128 3st 2/SM inflight 0", A, B, C,
+                                                       ref, reps, base);
 }
 #endif
 

@@ -482,6 +482,58 @@ TEST(Gemm, PacketEntryCarveoutLeavesL1) {
 }
 #endif
 
+// ---- Math::allow_tf32 ----------------------------------------------------------------------------
+// On a backend with a TF32 path (CUDA through the sm_90a route) the tensor cores read A and B as TF32:
+// each input loses up to 2^-10 of itself (the 13 dropped mantissa bits), so each product up to
+// 2^-9 * 1.01 of |a b|, on top of FP32 accumulation's (K + 2) 2^-23; reference_gemm's gamma is
+// (K + 2) eps, so eps = 2^-9 * 1.01 / (K + 2) + 2^-23. Elsewhere the product is exact FP32, which
+// passes the same bound. A misplaced K slice or operand misses it by orders of magnitude.
+template <class LA, class LB>
+void tf32_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, double beta,
+               std::uint64_t seed, bool expect_copies) {
+  const bool a_t = ta == 'T', b_t = tb == 'T';
+  auto A = make_matrix<float, LA>("A", a_t ? k : m, a_t ? m : k);
+  auto B = make_matrix<float, LB>("B", b_t ? n : k, b_t ? k : n);
+  auto C = make_matrix<float, Kokkos::LayoutLeft>("C", m, n);
+  fill_operands(A, B, C, beta, seed);
+  const HostMatrix hC0 = to_host(C);
+  const char tra[2] = {ta, 0}, trb[2] = {tb, 0};
+  const TileConfig cfg = gemm_tile_config(Exec(), tra, trb, A, B, Math::allow_tf32);
+  if constexpr (detail::has_tf32_entry<Exec>) {
+    EXPECT_EQ(cfg.micro_kernel, "wgmma-m64n256k8-tf32");
+    EXPECT_EQ(cfg.staging != "packets", expect_copies) << cfg.staging;
+  }
+  ridgeline::gemm(Exec(), tra, trb, 0.7f, A, B, static_cast<float>(beta), C, Math::allow_tf32);
+  Kokkos::fence();
+  const double eps = 0x1p-9 * 1.01 / double(k + 2) + 0x1p-23;
+  const auto want =
+      reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, 0.7, beta, eps);
+  EXPECT_TRUE(matches(to_host(C), want))
+      << ta << tb << " " << name(lay_of<LA>()) << "/" << name(lay_of<LB>()) << " " << m << "x" << n << "x"
+      << k << " beta " << beta << " " << cfg.staging;
+}
+
+TEST(GemmMath, AllowTf32EveryOrientation) {
+  using L = Kokkos::LayoutLeft;
+  using R = Kokkos::LayoutRight;
+  std::uint64_t seed = 9900;
+  const bool r = reduced();
+  // TN on column-major operands is k-contiguous on both sides: no copies. K % 4 == 0 keeps the lines
+  // aligned; M and N tails (130, 257) and a K tail (516 = 16 steps of 32 + 4).
+  tf32_case<L, L>('T', 'N', 130, 257, 516, 0.0, seed += 3, false);
+  tf32_case<R, R>('N', 'T', 130, 257, 516, -0.4, seed += 3, false);
+  // Everything else copies what is not k-contiguous (A of NN, B of TT, both of NT), and odd K
+  // (515) copies even k-contiguous operands, whose lines are then unaligned.
+  for (const char* t : {"NN", "NT", "TT"}) tf32_case<L, L>(t[0], t[1], 130, 257, 516, -0.4, seed += 3, true);
+  for (const char* t : {"NN", "NT", "TN", "TT"})
+    tf32_case<L, R>(t[0], t[1], 71, 90, 515, 0.5, seed += 3, true);
+  // General strides; one partial tile and one partial K step.
+  tf32_case<Kokkos::LayoutStride, L>('N', 'T', 70, 40, 33, 0.5, seed += 3, true);
+  tf32_case<L, L>('N', 'N', 9, 20, 5, 0.0, seed += 3, true);
+  // Few tiles, deep K: split-K on the GPU tables.
+  tf32_case<L, L>('T', 'N', 128, 256, r ? 2048 : 8192, -0.4, seed += 3, false);
+}
+
 // ---- few tiles: the narrow entry and split-K --------------------------------------------------
 // Products too small in M x N to fill the device split K into slices, summed in order afterwards.
 // Each case says which path it must take on backends that have it (split-K needs a table that

@@ -176,6 +176,25 @@ struct GemmTilesHalfWgmma {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
   static constexpr bool matrix_unit = true;
 };
+// FP32 products whose caller allows TF32 (ridgeline::Math::allow_tf32), on wgmma m64n256k8 tf32 in
+// builds through the sm_90a route: the FP16 entry's geometry in bytes (128x256 tiles, 32 floats = 128
+// bytes of K per step, four stages of 192 KB in all, two warpgroups of 64x256). Both operands
+// k-contiguous (TF32 has no transposed form); the dispatcher copies them so where they are not.
+// Not swept: chosen as the FP16 entry's twin (h200-2026-12-01-390480a-wgmma-sweep.txt).
+struct GemmTilesTf32Wgmma {
+  static constexpr int bm = 128, bn = 256, bk = 32;
+  static constexpr int warp_m = 64, warp_n = 256;
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int team_size = 256, vector_length = 1, stages = 4, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopyToAsyncProxy;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesTf32Wgmma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "wgmma-m64n256k8-tf32";
+  static constexpr bool matrix_unit = true;
+};
+
 // The 16-bit packet entry of this build: wgmma where the build has it, else mma.sync.
 using GemmTilesHalfPackets =
     std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmma, GemmTilesHalfMmaAsync>;
@@ -261,6 +280,8 @@ struct Tiles {
   using gemm = by_size<T, GemmTilesFp64Dmma, GemmTilesFp32, GemmTilesHalfMma>;
   template <class T>
   using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfPackets>;
+  // TF32 only where the build has wgmma (void: Math::allow_tf32 computes in exact FP32).
+  using gemm_tf32 = std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32Wgmma, void>;
   template <class T>
   using gemm_packets_narrow = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow, GemmTilesHalfMmaNarrow>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles

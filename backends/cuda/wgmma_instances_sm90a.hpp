@@ -12,13 +12,14 @@
 #if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
 // X(T, TC, kAFastM, kBFastN) for each wgmma packet kernel: 16-bit A and B, C float or the input
 // type, every orientation.
-#define RIDGELINE_WGMMA_GEMM_INSTANCES(X)                                                                    \
-  X(half_t, float, true, true)                                                                               \
-  X(half_t, float, true, false) X(half_t, float, false, true) X(half_t, float, false, false)                 \
-      X(half_t, half_t, true, true) X(half_t, half_t, true, false) X(half_t, half_t, false, true)            \
-          X(half_t, half_t, false, false) X(bhalf_t, float, true, true) X(bhalf_t, float, true, false)       \
-              X(bhalf_t, float, false, true) X(bhalf_t, float, false, false) X(bhalf_t, bhalf_t, true, true) \
-                  X(bhalf_t, bhalf_t, true, false) X(bhalf_t, bhalf_t, false, true)                          \
+#define RIDGELINE_WGMMA_GEMM_INSTANCES(X)                                                             \
+  X(half_t, float, true, true)                                                                        \
+  X(half_t, float, true, false)                                                                       \
+  X(half_t, float, false, true) X(half_t, float, false, false) X(half_t, half_t, true, true)          \
+      X(half_t, half_t, true, false) X(half_t, half_t, false, true) X(half_t, half_t, false, false)   \
+          X(bhalf_t, float, true, true) X(bhalf_t, float, true, false) X(bhalf_t, float, false, true) \
+              X(bhalf_t, float, false, false) X(bhalf_t, bhalf_t, true, true)                         \
+                  X(bhalf_t, bhalf_t, true, false) X(bhalf_t, bhalf_t, false, true)                   \
                       X(bhalf_t, bhalf_t, false, false)
 
 // One instance's signature; `prefix` is `extern template` (here) or `template` (the library).
@@ -29,8 +30,15 @@
 #define RIDGELINE_WGMMA_GEMM_EXTERN(T, TC, kAFastM, kBFastN) \
   RIDGELINE_WGMMA_GEMM_LAUNCH(extern template, T, TC, kAFastM, kBFastN)
 
+// And the TF32 kernel (Math::allow_tf32), whose operands are always k-contiguous.
+#define RIDGELINE_WGMMA_TF32_LAUNCH(prefix)                                                 \
+  prefix void launch_gemm<GemmTf32Kernel<Kokkos::Cuda>, Kokkos::Cuda, float, float, float>( \
+      const Kokkos::Cuda&, const Strided2D<const float>&, const Strided2D<const float>&,    \
+      const Strided2D<float>&, float, float);
+
 namespace ridgeline::detail {
 RIDGELINE_WGMMA_GEMM_INSTANCES(RIDGELINE_WGMMA_GEMM_EXTERN)
+RIDGELINE_WGMMA_TF32_LAUNCH(extern template)
 }  // namespace ridgeline::detail
 #undef RIDGELINE_WGMMA_GEMM_EXTERN
 #endif

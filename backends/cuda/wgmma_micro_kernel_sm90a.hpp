@@ -1,8 +1,13 @@
 #pragma once
-// FP16 and BF16 warpgroup micro-kernel (wgmma.mma_async m64nNk16, FP32 accumulation) for the
+// FP16, BF16 and TF32 warpgroup micro-kernel (wgmma.mma_async m64nNk16, TF32 m64nNk8, FP32
+// accumulation) for the
 // asynchronous-staging team kernel (gemm_team_async.hpp), on sm_90a through the PTX-8 route
 // (wgmma_sm90a.hpp says when it exists; a build or device without it never selects this kernel:
 // tile_table.hpp names it only when wgmma::kBuiltWithSm90a).
+//
+// T = float means TF32: the tensor core reads the FP32 bit patterns staged in scratch and ignores
+// their 13 low mantissa bits (truncation), so the caller must have asked for it (ridgeline::Math);
+// TF32 operands are K-major only (the PTX ISA has no transposed form for them).
 //
 // A warpgroup (4 warps, 128 consecutive team ranks) owns a warp_m x warp_n tile of the team's C
 // tile: warp_m / 64 instructions m64n{warp_n}k16 per k16, both operands read by the tensor core
@@ -19,8 +24,9 @@
 //                   (rows contiguous in 16-byte packets: a column-major A) or K-major; offset(f, s)
 //                   places the element at fast index f and slow index s, and the team kernel puts
 //                   each 16-byte packet there (packets stay contiguous in both swizzled layouts).
-//   kInFlight       K steps whose products mac_in may leave running when it returns (1 here: the
-//                   wgmmas of step kt run while the team waits for step kt + 1's copies); the team
+//   kInFlight       K steps whose products mac_in may leave running when it returns (the entry's
+//                   wgmma_in_flight, default 1: the wgmmas of step kt run while the team waits for
+//                   step kt + 1's copies; 0 waits for them and frees the buffer a step earlier); the team
 //                   kernel then refills a buffer only kInFlight + 1 steps after it was read, and calls
 //                   drain(acc) before the epilogue.
 // The staged tiles must reach the tensor core through the async proxy: the entry's copy component is
@@ -52,6 +58,20 @@ struct AsyncCopyToAsyncProxy : AsyncCopySm80 {
   }
 };
 
+// The K-major layout for kElemBytes-byte elements, and the MN-major one where the instruction has
+// a transposed form.
+template <int kElemBytes, bool kMNMajor>
+struct WgmmaLayoutFor {
+  static_assert(!kMNMajor || kElemBytes == 2, "TF32 operands must be staged K-major (k contiguous)");
+  using type = std::conditional_t<kMNMajor, wgmma::MNMajorSwizzle128, wgmma::KMajorSwizzle128Of<kElemBytes>>;
+};
+// An entry's wgmma_in_flight, or 1.
+template <class Cfg, class = void>
+struct WgmmaInFlight : std::integral_constant<int, 1> {};
+template <class Cfg>
+struct WgmmaInFlight<Cfg, std::void_t<decltype(Cfg::wgmma_in_flight)>>
+    : std::integral_constant<int, Cfg::wgmma_in_flight> {};
+
 // One operand's staged tile in a wgmma layout L: kRows x kK elements.
 template <class L, int kRows, int kK>
 struct WgmmaStagedTile {
@@ -67,25 +87,29 @@ struct WgmmaStagedTile {
 
 template <class Cfg, class T, class Acc>
 struct WgmmaSm90aMicroKernel {
-  static_assert(sizeof(T) == 2 && std::is_same_v<Acc, float>, "wgmma multiplies 16-bit values into float");
-  static_assert(std::is_same_v<T, half_t> || std::is_same_v<T, bhalf_t>, "FP16 or BF16");
-  using Elem = std::conditional_t<std::is_same_v<T, bhalf_t>, wgmma::BF16, wgmma::F16>;
+  static_assert(std::is_same_v<Acc, float>, "wgmma accumulates in float");
+  static_assert(std::is_same_v<T, half_t> || std::is_same_v<T, bhalf_t> || std::is_same_v<T, float>,
+                "FP16, BF16, or float read as TF32");
+  static constexpr bool kTf32 = std::is_same_v<T, float>;
+  using Elem = std::conditional_t<kTf32, wgmma::TF32,
+                                  std::conditional_t<std::is_same_v<T, bhalf_t>, wgmma::BF16, wgmma::F16>>;
   static constexpr int WM = Cfg::warp_m, WN = Cfg::warp_n, BK = Cfg::bk;
-  static constexpr int kMmaM = WM / 64;  // instructions per warpgroup tile and k16
+  static constexpr int kElemBytes = int(sizeof(T));
+  static constexpr int kInstrK = 32 / kElemBytes;  // one instruction's K: 32 bytes of each row
+  static constexpr int kMmaM = WM / 64;            // instructions per warpgroup tile and k16
   static constexpr int kGroupsM = Cfg::bm / WM, kGroupsN = Cfg::bn / WN;
   static_assert(WM % 64 == 0 && (WN == 64 || WN == 128 || WN == 256), "m64n{64,128,256}k16 instructions");
   static_assert(Cfg::bm % WM == 0 && Cfg::bn % WN == 0, "warpgroup tiles tile the team tile");
   static_assert(kGroupsM * kGroupsN * 128 == Cfg::team_size, "one warpgroup per warpgroup tile");
-  static_assert(BK % 64 == 0, "K-major staging swizzles 64-element (128-byte) K columns");
+  static_assert(BK * kElemBytes % 128 == 0, "K-major staging swizzles 128-byte K columns");
   static constexpr int kTM = 2 * kMmaM, kTN = WN / 4, kRowRun = 1;
   static_assert(Cfg::tm == kTM && Cfg::tn == kTN,
                 "the entry's tm x tn must be the accumulators a thread holds: (warp_m / 32) x (warp_n / 4)");
-  static constexpr int kInFlight = 1;
+  static constexpr int kInFlight = WgmmaInFlight<Cfg>::value;
+  static_assert(kInFlight == 0 || kInFlight == 1, "wait_group<0> or <1> after each K step");
 
   template <int kRows, int kK, bool kMNMajor>
-  using staged_layout =
-      WgmmaStagedTile<std::conditional_t<kMNMajor, wgmma::MNMajorSwizzle128, wgmma::KMajorSwizzle128>, kRows,
-                      kK>;
+  using staged_layout = WgmmaStagedTile<typename WgmmaLayoutFor<kElemBytes, kMNMajor>::type, kRows, kK>;
 
   struct Owner {
     int wm, wn;  // the warpgroup tile's origin in the team tile
@@ -122,7 +146,7 @@ struct WgmmaSm90aMicroKernel {
     for (int i = 0; i < kMmaM; ++i) wgmma::fence_operands(acc.d[i]);
   }
 
-  // Issues step kt's BK / 16 x kMmaM wgmmas on the staged tiles SA (A: bm x BK) and SB (B: bn x BK)
+  // Issues step kt's BK / kInstrK x kMmaM wgmmas on the staged tiles SA (A: bm x BK) and SB (B: bn x BK)
   // as one group, and returns once at most kInFlight groups (this one) are still running.
   template <class SA, class SB>
   KOKKOS_FORCEINLINE_FUNCTION static void mac_in(Accumulator& acc, const T* As, const T* Bs, const Owner& o) {
@@ -136,7 +160,7 @@ struct WgmmaSm90aMicroKernel {
     fence_accumulators(acc);
     wgmma::fence();
     RIDGELINE_UNROLL
-    for (int ks = 0; ks < BK / 16; ++ks) {
+    for (int ks = 0; ks < BK / kInstrK; ++ks) {
       const std::uint64_t db = LB::descriptor(b0, ks, SB::rows, BK);
       RIDGELINE_UNROLL
       for (int i = 0; i < kMmaM; ++i) {

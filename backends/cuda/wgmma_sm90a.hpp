@@ -1,7 +1,7 @@
 #pragma once
 // Hopper warpgroup MMA (wgmma) primitives for sm_90a: shared-memory matrix descriptors, the fences
-// and async-group waits around them, and wgmma.mma_async m64nNk16 f16/bf16 -> f32 with both
-// operands in shared memory.
+// and async-group waits around them, and wgmma.mma_async m64nNk16 f16/bf16 -> f32 and m64nNk8
+// tf32 -> f32 with both operands in shared memory.
 //
 // Availability. wgmma exists only for the architecture-specific target sm_90a (PTX ISA 8.0), which
 // CUDA 11.8 does not know. The project's CUDA build reaches it through the PTX-8 / sm_90a route
@@ -33,6 +33,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <ridgeline/config.hpp>
+#include <type_traits>
 
 #if !defined(RIDGELINE_HAVE_SM90A)
 #error "config.hpp must define RIDGELINE_HAVE_SM90A"
@@ -56,6 +57,10 @@ struct F16 {
 };
 struct BF16 {
   using storage = std::uint16_t;
+};
+// FP32 bit patterns read as TF32 (the low 13 mantissa bits are ignored): m64nNk8, K-major only.
+struct TF32 {
+  using storage = std::uint32_t;
 };
 
 // ---- shared-memory matrix descriptor ------------------------------------------------------------
@@ -123,22 +128,29 @@ struct KMajorInterleave {
   }
 };
 
-// 128-byte swizzle: the tile is cut along K into 64-element (128-byte) columns, stored one after
-// the other (rows * 128 bytes each). Within a column, row r is 128 contiguous bytes at 128 r, and
-// its eight 16-byte chunks are permuted: logical chunk c sits at physical chunk c ^ (r % 8). The
-// hardware applies that XOR to address bits 4-6 from bits 7-9, so each 8-row, 1024-byte block must
-// start 1024-byte aligned (then the descriptor's base offset is 0); consecutive 8-row groups are
-// 1024 bytes apart (SBO = 1024; LBO is unused when a k16 slice lies inside one 128-byte row, and is
-// set to 16). A k16 slice is 32 bytes of each row: step kstep starts at its column plus
-// 32 (kstep % 4) bytes, and the hardware's XOR on the full address finds the permuted chunks.
+// 128-byte swizzle: the tile is cut along K into 128-byte columns (64 elements of a 16-bit type, 32
+// of TF32), stored one after the other (rows * 128 bytes each). Within a column, row r is 128
+// contiguous bytes at 128 r, and its eight 16-byte chunks are permuted: logical chunk c sits at
+// physical chunk c ^ (r % 8). The hardware applies that XOR to address bits 4-6 from bits 7-9, so
+// each 8-row, 1024-byte block must start 1024-byte aligned (then the descriptor's base offset is 0);
+// consecutive 8-row groups are 1024 bytes apart (SBO = 1024; LBO is unused when an instruction's K
+// slice lies inside one 128-byte row, and is set to 16). One instruction's K slice (k16 of a 16-bit
+// type, k8 of TF32) is 32 bytes of each row: slice kstep starts at its column plus 32 (kstep % 4)
+// bytes, and the hardware's XOR on the full address finds the permuted chunks.
 // Why: 8 consecutive rows' chunk c land in 8 different 16-byte bank groups, so both the row-wise
-// staging stores and the wgmma reads are free of bank conflicts. Needs K % 64 == 0, rows % 8 == 0.
-struct KMajorSwizzle128 {
+// staging stores and the wgmma reads are free of bank conflicts. Needs K a whole number of columns
+// and rows % 8 == 0. kElemBytes: 2 or 4.
+template <int kElemBytes>
+struct KMajorSwizzle128Of {
+  static_assert(kElemBytes == 2 || kElemBytes == 4, "16-bit types and TF32");
   static constexpr Swizzle swizzle = Swizzle::b128;
   static constexpr bool mn_major = false;
-  static constexpr int alignment = 1024;  // bytes
+  static constexpr int alignment = 1024;            // bytes
+  static constexpr int kChunk = 16 / kElemBytes;    // elements per 16-byte chunk
+  static constexpr int kColumn = 128 / kElemBytes;  // elements per 128-byte row of a column
   KOKKOS_INLINE_FUNCTION static constexpr int offset(int r, int k, int rows, int /*K*/) {
-    return (k / 64) * rows * 64 + r * 64 + ((((k % 64) / 8) ^ (r % 8)) * 8) + k % 8;
+    return (k / kColumn) * rows * kColumn + r * kColumn + ((((k % kColumn) / kChunk) ^ (r % 8)) * kChunk) +
+           k % kChunk;
   }
   KOKKOS_INLINE_FUNCTION static constexpr std::uint64_t descriptor(std::uint32_t tile_addr, int kstep,
                                                                    int rows, int /*K*/) {
@@ -150,6 +162,8 @@ struct KMajorSwizzle128 {
     return std::uint32_t(r0) * 128u;
   }
 };
+using KMajorSwizzle128 = KMajorSwizzle128Of<2>;
+using KMajorSwizzle128Tf32 = KMajorSwizzle128Of<4>;
 
 // MN-major, 128-byte swizzle (the transposed form: imm-trans = 1). The tile is rows x K with rows
 // (M for A, N for B) contiguous: the canonical layout is ((8, 8, m), (8, k)) : ((1, 8, LBO), (64, SBO))
@@ -295,6 +309,27 @@ RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 128, RIDGELINE_WGMMA_N128, RIDGELINE_WGMMA_
 RIDGELINE_WGMMA_DEFINE(BF16, "bf16", 256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_OPS256, 128, 129, 130, 131,
                        132)
 
+// TF32: m64nNk8, no transposes (the PTX ISA allows them for 16-bit types only).
+#define RIDGELINE_WGMMA_TF32_ASM(shape, regs, A, B, S)                                \
+  "{\n.reg .pred p;\nsetp.ne.b32 p, %" #S ", 0;\nwgmma.mma_async.sync.aligned." shape \
+  ".f32.tf32.tf32"                                                                    \
+  " {" regs "}, %" #A ", %" #B ", p, 1, 1;\n}\n"
+#define RIDGELINE_WGMMA_TF32_DEFINE(N, regs, operands, A, B, S)                                        \
+  template <>                                                                                          \
+  struct MmaSS<TF32, N, false, false> {                                                                \
+    KOKKOS_FORCEINLINE_FUNCTION static void run(float (&d)[N / 2], std::uint64_t da, std::uint64_t db, \
+                                                bool accumulate) {                                     \
+      asm volatile(RIDGELINE_WGMMA_TF32_ASM("m64n" #N "k8", regs, A, B, S)                             \
+                   : operands                                                                          \
+                   : "l"(da), "l"(db), "r"(int(accumulate)));                                          \
+    }                                                                                                  \
+  };
+RIDGELINE_WGMMA_TF32_DEFINE(64, RIDGELINE_WGMMA_N64, RIDGELINE_WGMMA_OPS64, 32, 33, 34)
+RIDGELINE_WGMMA_TF32_DEFINE(128, RIDGELINE_WGMMA_N128, RIDGELINE_WGMMA_OPS128, 64, 65, 66)
+RIDGELINE_WGMMA_TF32_DEFINE(256, RIDGELINE_WGMMA_N256, RIDGELINE_WGMMA_OPS256, 128, 129, 130)
+
+#undef RIDGELINE_WGMMA_TF32_DEFINE
+#undef RIDGELINE_WGMMA_TF32_ASM
 #undef RIDGELINE_WGMMA_DEFINE
 #undef RIDGELINE_WGMMA_ASM
 #undef RIDGELINE_WGMMA_N64
@@ -318,12 +353,13 @@ struct MmaSS {
 };
 #endif
 
-// mma<Elem, N, kTransA, kTransB>(d, desc_a, desc_b, accumulate): one m64nNk16 wgmma of the calling
-// warpgroup; kTransA / kTransB say that A / B is staged MN-major.
+// mma<Elem, N, kTransA, kTransB>(d, desc_a, desc_b, accumulate): one m64nNk16 (TF32: m64nNk8) wgmma
+// of the calling warpgroup; kTransA / kTransB say that A / B is staged MN-major (16-bit types only).
 template <class Elem, int N, bool kTransA = false, bool kTransB = false>
 KOKKOS_FORCEINLINE_FUNCTION void mma(float (&d)[N / 2], std::uint64_t desc_a, std::uint64_t desc_b,
                                      bool accumulate) {
   static_assert(N == 64 || N == 128 || N == 256, "wrapped shapes: m64n64k16, m64n128k16, m64n256k16");
+  static_assert(!std::is_same<Elem, TF32>::value || (!kTransA && !kTransB), "TF32 operands are K-major only");
   MmaSS<Elem, N, kTransA, kTransB>::run(d, desc_a, desc_b, accumulate);
 }
 

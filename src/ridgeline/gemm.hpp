@@ -11,6 +11,15 @@
 // overlaps an input. Degenerate cases follow BLAS: M or N == 0 does nothing; K == 0 or alpha == 0
 // scales C by beta without reading A or B; beta == 0 never reads C. A product with one column and
 // op(B) = B is a GEMV.
+//
+// Math (the last argument, default Math::exact) says what arithmetic a float product may use.
+// Math::exact computes in FP32 throughout. Math::allow_tf32 lets the tensor cores read A and B as
+// TF32 (10 stored mantissa bits: the 13 low bits of each input are dropped) while accumulating in
+// FP32, like cuBLAS's CUBLAS_TF32_TENSOR_OP_MATH: expect relative errors near 2^-10 * sum|a b| rather
+// than K * 2^-24. It is a permission, not a promise: where the backend has no TF32 path (host, HIP,
+// a CUDA build without the sm_90a route), where a one-column product becomes a GEMV, or where the
+// workspace cannot hold the copies the TF32 kernel needs, the product is exact FP32. Other element
+// types ignore it.
 #include <Kokkos_Core.hpp>
 #include <string>
 #include <type_traits>
@@ -23,6 +32,8 @@
 #include "ridgeline/tile_config.hpp"
 
 namespace ridgeline {
+
+enum class Math { exact, allow_tf32 };
 
 // Split-K partials and aligned operand copies live in device buffers that each stream keeps
 // between calls, so that repeated calls do not allocate. workspace_bytes() says how much is held;
@@ -46,7 +57,8 @@ inline std::size_t workspace_limit() {
 
 template <class ExecSpace, class AV, class BV, class CV>
 void gemm(const ExecSpace& exec, const char* transA, const char* transB, const detail::GemmScalar<AV>& alpha,
-          const AV& A, const BV& B, const detail::GemmScalar<AV>& beta, const CV& C) {
+          const AV& A, const BV& B, const detail::GemmScalar<AV>& beta, const CV& C,
+          Math math = Math::exact) {
   static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<BV>::value && Kokkos::is_view<CV>::value,
                 "ridgeline::gemm takes Kokkos::Views");
   static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<BV>() == 2 &&
@@ -94,15 +106,22 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, const d
     gemv(exec, detail::trans_name(ta), alpha, A, x, beta, y);
     return;
   }
-  detail::gemm_dispatch(exec, detail::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs},
-                        detail::Strided2D<const T>{b.data, b.rows, b.cols, b.rs, b.cs}, c,
-                        static_cast<S>(alpha), static_cast<S>(beta));
+  const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
+      bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  if constexpr (std::is_same_v<T, float> && detail::has_tf32_entry<ExecSpace>) {
+    if (math == Math::allow_tf32) {
+      detail::gemm_dispatch_tf32(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta));
+      return;
+    }
+  }
+  (void)math;
+  detail::gemm_dispatch(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta));
 }
 
 template <class AV, class BV, class CV>
 void gemm(const char* transA, const char* transB, const detail::GemmScalar<AV>& alpha, const AV& A,
-          const BV& B, const detail::GemmScalar<AV>& beta, const CV& C) {
-  gemm(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C);
+          const BV& B, const detail::GemmScalar<AV>& beta, const CV& C, Math math = Math::exact) {
+  gemm(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C, math);
 }
 
 namespace detail {
@@ -137,16 +156,27 @@ TileConfig gemm_tile_config(bool packets = false) {
       false);
 }
 
-// The tile configuration gemm(exec, transA, transB, alpha, A, B, beta, C) would run for these
+// The tile configuration gemm(exec, transA, transB, alpha, A, B, beta, C, math) would run for these
 // operands (they are not validated here).
 template <class ExecSpace, class AV, class BV>
 TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
-                            const BV& B) {
+                            const BV& B, Math math = Math::exact) {
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
   const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
       bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  if constexpr (std::is_same_v<T, float> && detail::has_tf32_entry<ExecSpace>) {
+    if (math == Math::allow_tf32) {
+      using Kernel = detail::GemmTf32Kernel<ExecSpace>;
+      TileConfig t = detail::describe_tile_config<detail::GemmTf32Cfg<ExecSpace>, Kernel, ExecSpace, T>(true);
+      t.k_slices = detail::gemm_k_slices<Kernel>(exec, a.rows, b.cols, a.cols);
+      if (!detail::tf32_stages_as_is(ac, true) || !detail::tf32_stages_as_is(bc, false))
+        t.staging = "packets (operands copied k-contiguous)";
+      return t;
+    }
+  }
+  (void)math;
   const bool copied = detail::gemm_packs_operands<ExecSpace, T>(ac, bc);
   const bool packets = copied || detail::gemm_uses_packets<ExecSpace, T>(ac, bc);
   TileConfig t;

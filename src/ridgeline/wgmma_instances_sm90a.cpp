@@ -8,5 +8,6 @@ namespace ridgeline::detail {
   RIDGELINE_WGMMA_GEMM_LAUNCH(template, T, TC, kAFastM, kBFastN)
 RIDGELINE_WGMMA_GEMM_INSTANCES(RIDGELINE_WGMMA_GEMM_DEFINE)
 #undef RIDGELINE_WGMMA_GEMM_DEFINE
+RIDGELINE_WGMMA_TF32_LAUNCH(template)
 }  // namespace ridgeline::detail
 #endif

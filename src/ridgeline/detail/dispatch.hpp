@@ -133,6 +133,25 @@ using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
 using GemmNarrowKernel = GemmKernelFor<ExecSpace, GemmNarrowCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec, TC>;
 
+// A table may name `gemm_tf32`: the entry for float products whose caller allows TF32 inputs
+// (Math::allow_tf32), on the tensor cores. Its micro-kernel reads both operands k-contiguous in
+// 16-byte packets (gemm_dispatch_tf32 copies them so where they are not).
+template <class Be, class = void>
+struct Tf32CfgOf {
+  using type = void;
+};
+template <class Be>
+struct Tf32CfgOf<Be, std::void_t<typename Be::gemm_tf32>> {
+  using type = typename Be::gemm_tf32;
+};
+template <class ExecSpace>
+using GemmTf32Cfg = typename Tf32CfgOf<Backend<ExecSpace, float>>::type;
+template <class ExecSpace>
+constexpr bool has_tf32_entry = !std::is_void_v<GemmTf32Cfg<ExecSpace>>;
+// The TF32 kernel: A and B k-contiguous (kAFastM = kBFastN = false), C float.
+template <class ExecSpace>
+using GemmTf32Kernel = GemmKernelFor<ExecSpace, GemmTf32Cfg<ExecSpace>, float, false, false, true, float>;
+
 template <class ExecSpace, class T>
 constexpr bool has_narrow_entry = !std::is_same_v<GemmNarrowCfg<ExecSpace, T>, GemmPacketCfg<ExecSpace, T>>;
 // Whether a product with m rows (that stages in packets) runs the narrow entry.
@@ -592,6 +611,82 @@ void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, co
     return;
   }
   gemm_dispatch(exec, pack_aligned(exec, a, da), pack_aligned(exec, b, db), c, alpha, beta, false);
+}
+
+// ---- TF32 (Math::allow_tf32) ---------------------------------------------------------------------
+// Copies x (lines x depth, element (l, p) at l * ls + p * ps) into d with p contiguous: line l at
+// l * ld, ld = depth rounded up to 16 bytes, the padding zero. Through 32 x 32 blocks in scratch,
+// so that both the reads (along whichever index is contiguous in x) and the writes are coalesced:
+// copying op(A) of an NN product line by line would read 4 bytes out of every 32-byte sector.
+template <class ExecSpace, class T>
+void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines, std::int64_t depth,
+                           std::int64_t ls, std::int64_t ps, std::int64_t ld, T* d) {
+  constexpr int B = 32, kRows = 8;  // a 32 x 32 block per team of 32 x 8 threads
+  const std::int64_t bl = (lines + B - 1) / B, bp = (ld + B - 1) / B;
+  require_int_range(bl * bp, "blocks of the K-contiguous copy", "gemm");
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Scratch = Kokkos::View<T[B][B + 1], typename ExecSpace::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Policy policy(exec, static_cast<int>(bl * bp), B * kRows);
+  policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size()));
+  const bool lines_fast = ls == 1;  // read along l (the transposing case) or along p
+  Kokkos::parallel_for(
+      "ridgeline::gemm K-contiguous copy", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        Scratch tile(team.team_scratch(0));  // (p, l) of the block
+        const std::int64_t l0 = (team.league_rank() / bp) * B, p0 = (team.league_rank() % bp) * B;
+        const int tx = team.team_rank() % B, ty = team.team_rank() / B;
+        for (int r = ty; r < B; r += kRows) {
+          // Lanes walk the contiguous index of x: l when lines_fast, else p.
+          const std::int64_t l = l0 + (lines_fast ? tx : r), p = p0 + (lines_fast ? r : tx);
+          const T v = l < lines && p < depth ? x[l * ls + p * ps] : T(0);
+          tile(lines_fast ? r : tx, lines_fast ? tx : r) = v;
+        }
+        team.team_barrier();
+        for (int r = ty; r < B; r += kRows) {
+          const std::int64_t l = l0 + r, p = p0 + tx;
+          if (l < lines && p < ld) d[l * ld + p] = tile(tx, r);
+        }
+      });
+}
+
+// C = alpha * op(A) * op(B) + beta * C on the table's TF32 entry. Operands that are not k-contiguous
+// in aligned 16-byte packets are first copied so into the workspace (an NN product's A, say: M x K
+// elements moved twice, about 7% of an 8192^3 product at TF32 speed). Without room for the copies
+// the product runs in exact FP32, which Math::allow_tf32 permits.
+// Whether op(A) (a_side) or op(B) is k-contiguous in aligned 16-byte packets, as the TF32 kernel reads it.
+inline bool tf32_stages_as_is(const Strided2D<const float>& x, bool a_side) {
+  constexpr int W = 4;  // floats per 16-byte packet
+  const std::int64_t k_stride = a_side ? x.cs : x.rs, line = a_side ? x.rs : x.cs;
+  return k_stride == 1 && line % W == 0 && aligned_to(x.data, W);
+}
+
+template <class ExecSpace, class TC>
+void gemm_dispatch_tf32(const ExecSpace& exec, const Strided2D<const float>& a,
+                        const Strided2D<const float>& b, const Strided2D<TC>& c, float alpha, float beta) {
+  static_assert(has_tf32_entry<ExecSpace>, "no TF32 entry in this backend's table");
+  constexpr int W = 4;  // floats per 16-byte packet
+  const bool a_ok = tf32_stages_as_is(a, true), b_ok = tf32_stages_as_is(b, false);
+  const std::int64_t M = a.rows, N = b.cols, K = a.cols, ld = (K + W - 1) / W * W;
+  Strided2D<const float> a2 = a, b2 = b;
+  auto lease = lease_workspace(exec);
+  float *da = nullptr, *db = nullptr;
+  try {
+    if (!a_ok) da = lease.template get<float>(WorkSlot::a_copy, static_cast<std::size_t>(M * ld));
+    if (!b_ok) db = lease.template get<float>(WorkSlot::b_copy, static_cast<std::size_t>(N * ld));
+  } catch (const std::exception&) {
+    lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
+    gemm_dispatch(exec, a, b, c, alpha, beta);
+    return;
+  }
+  if (!a_ok) {  // op(A)(m, k) -> da[m * ld + k]
+    copy_depth_contiguous(exec, a.data, M, K, a.rs, a.cs, ld, da);
+    a2 = Strided2D<const float>{da, M, K, ld, 1};
+  }
+  if (!b_ok) {  // op(B)(k, n) -> db[n * ld + k]
+    copy_depth_contiguous(exec, b.data, N, K, b.cs, b.rs, ld, db);
+    b2 = Strided2D<const float>{db, K, N, 1, ld};
+  }
+  launch_gemm<GemmTf32Kernel<ExecSpace>>(exec, a2, b2, c, alpha, beta);
 }
 
 // C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.

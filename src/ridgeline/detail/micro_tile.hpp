@@ -23,7 +23,7 @@
 //                                    W * sizeof(T) (one vector store where the backend has one).
 // Warp-level micro-kernels need every thread of a warp in mac (the instruction is collective), and
 // the team kernel calls mac from every thread, so they may. They read the same scratch layout as
-// the portable one; a kernel whose instruction wants another layout declares it (none does yet).
+// the portable one; a kernel whose instruction wants another layout declares it (staged_layout).
 // Optional, for tile configurations with prefetch_fragments (the team kernel then runs the K step one
 // k at a time, loading k + 1 while k is computed, across the barrier between K steps):
 //   MK::Fragment                     the A and B values of one k that a thread's micro-tile uses;
@@ -37,7 +37,17 @@
 // and, for main loops whose staging cannot transpose (asynchronous copies keep each operand's
 // contiguous index contiguous in scratch, gemm_team_async.hpp),
 //   MK::mac_in<SA, SB>(acc, As, Bs, o)
-//                                    mac on tiles laid out as ScratchLayout SA and SB (below).
+//                                    mac on tiles laid out as SA and SB: ScratchLayouts (below), or
+//                                    the micro-kernel's own staged layouts where it declares them:
+//   MK::staged_layout<rows, BK, rows_fast>
+//                                    the layout an instruction that reads scratch itself wants (wgmma's
+//                                    swizzled tiles): offset(f, s) of the element at fast index f
+//                                    (16-byte packets stay contiguous) and slow index s, elements,
+//                                    alignment; the team kernel stages there instead of padded lines;
+//   MK::kInFlight, MK::drain(acc)    K steps whose products mac_in leaves running (asynchronous
+//                                    instructions); the team kernel refills a buffer only that many
+//                                    steps later, and drains before the epilogue.
+// backends/cuda/wgmma_micro_kernel_sm90a.hpp is the example of all three.
 // As is a (BK, BM + pad_a) and Bs a (BK, BN + pad_b) scratch tile, both k-major. The K tail is
 // zero in scratch, so a micro-kernel never masks. A micro-kernel never touches C: the epilogue alone
 // reads C, and only when beta != 0.
