@@ -343,10 +343,12 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
 
 #if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
 // ---- FP16/BF16 on wgmma (sm_90a route): warpgroup tiles, stages, teams per SM ----------------------
-template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks, int kInFlight = 1>
+template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks, int kInFlight = 1, int kBk = 64,
+          bool kProductsFirst = false>
 struct Wgmma {
-  static constexpr int bm = kBm, bn = kBn, bk = 64, warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
+  static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
   static constexpr int wgmma_in_flight = kInFlight;
+  static constexpr bool products_first = kProductsFirst;
   static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128, vector_length = 1, stages = kStages;
   static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
@@ -364,19 +366,32 @@ void sweep_gemm_wgmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32 (wgmma): table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
-  // The first sweep (h200-2026-12-01-390480a-wgmma-sweep.txt) chose 128x256 w64x256 4 stages; these
-  // ask whether waiting for each step's products (in flight 0) buys the copies a stage, and the
-  // runners-up again.
-  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1, 0>, T>("wgmma 128x256 w64x256 4st inflight 0", A, B, C, ref,
-                                                       reps, base);
-  hmma_candidate<Wgmma<128, 256, 64, 256, 3, 1, 0>, T>("wgmma 128x256 w64x256 3st inflight 0", A, B, C, ref,
-                                                       reps, base);
-  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1>, T>("wgmma 128x256 w64x256 4st", A, B, C, ref, reps, base);
-  hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1>, T>("wgmma 256x128 w64x128 4st", A, B, C, ref, reps, base);
-  hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1, 0>, T>("wgmma 256x128 w64x128 4st inflight 0", A, B, C, ref,
-                                                       reps, base);
-  hmma_candidate<Wgmma<128, 128, 64, 128, 3, 2, 0>, T>("wgmma 128x128 w64x128 3st 2/SM inflight 0", A, B, C,
-                                                       ref, reps, base);
+  // Sweeps 1-3 (h200-2026-12-01-390480a-wgmma-sweep.txt, -e356400-wgmma-sweep.txt) chose 128x256
+  // w64x256, 4 stages of BK 64, one step of products in flight, products issued before the copies;
+  // in flight 0 ran 0.87-0.88x, BK 32 with 6-8 stages 0.80-0.85x.
+  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1>, T>("128x256x64 4st copies first", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1, 1, 64, true>, T>("256x128x64 4st", A, B, C, ref, reps, base);
+}
+
+// At most 64 rows: 64 x 16384 x 16384, the table's narrow entry against one-warpgroup wgmma tiles
+// (split K supplies the teams, as launch_gemm decides for each).
+template <class T>
+void sweep_gemm_wgmma_narrow(int n, int reps, const char* dtype) {
+  Matrix<T> A("A", 64, n), B("B", n, n);
+  Matrix<float> C("C", 64, n), ref("ref", 64, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * 64 * double(n) * n;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
+  std::printf("gemm NN 64x%dx%d %s->fp32 (wgmma narrow): table entry %.3f ms %.1f GFLOP/s\n", n, n, dtype,
+              base * 1e3, flops / base * 1e-9);
+  hmma_candidate<Wgmma<64, 256, 64, 256, 4, 1, 1, 64, true>, T>("64x256x64 4st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<64, 256, 64, 256, 5, 1, 1, 64, true>, T>("64x256x64 5st", A, B, C, ref, reps, base);
+  hmma_candidate<Wgmma<64, 128, 64, 128, 4, 2, 1, 64, true>, T>("64x128x64 4st 2/SM", A, B, C, ref, reps,
+                                                                base);
+  hmma_candidate<Wgmma<64, 128, 64, 128, 3, 2, 1, 64, true>, T>("64x128x64 3st 2/SM", A, B, C, ref, reps,
+                                                                base);
+  hmma_candidate<Wgmma<64, 256, 64, 128, 4, 1, 1, 64, true>, T>("64x256x64 w64x128 4st", A, B, C, ref, reps,
+                                                                base);
 }
 #endif
 
@@ -598,6 +613,8 @@ int main(int argc, char** argv) {
   for (int n : wgmma_n) {
     sweep_gemm_wgmma<ridgeline::half_t>(n, reps, "fp16");
     sweep_gemm_wgmma<ridgeline::bhalf_t>(n, reps, "bf16");
+    sweep_gemm_wgmma_narrow<ridgeline::half_t>(2 * n, reps, "fp16");
+    sweep_gemm_wgmma_narrow<ridgeline::bhalf_t>(2 * n, reps, "bf16");
   }
 #else
   if (!wgmma_n.empty()) std::printf("--wgmma: this build has no wgmma (no sm_90a route)\n");

@@ -986,9 +986,10 @@ TEST(GemmHmma, TableEntriesSplitKAndRerun) {
 // partial tile, more K steps than stages (the products of one step still run while the next is
 // staged), one and two warpgroups along M and N, and both output types.
 #if RIDGELINE_HAVE_SM90A
-template <int kBm, int kBn, int kWm, int kWn, int kStages>
+template <int kBm, int kBn, int kWm, int kWn, int kStages, int kBk = 64, bool kProductsFirst = false>
 struct WgmmaTiles {
-  static constexpr int bm = kBm, bn = kBn, bk = 64;
+  static constexpr int bm = kBm, bn = kBn, bk = kBk;
+  static constexpr bool products_first = kProductsFirst;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
   static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128, vector_length = 1, stages = kStages;
@@ -1026,6 +1027,13 @@ TEST(GemmWgmma, TwoWarpgroupsAlongNBf16ToFloat) {
 }
 TEST(GemmWgmma, TallWarpgroupTileHalfToFloat) {
   run_wgmma_tiles_all<WgmmaTiles<128, 128, 128, 128, 3>, half_t, float>();
+}
+// K steps of 32 (K-major operands in the 64-byte swizzle), products issued before the copies.
+TEST(GemmWgmma, ShortKStepsProductsFirstBf16ToFloat) {
+  run_wgmma_tiles_all<WgmmaTiles<128, 128, 64, 128, 5, 32, true>, bhalf_t, float>();
+}
+TEST(GemmWgmma, ProductsFirstHalf) {
+  run_wgmma_tiles_all<WgmmaTiles<64, 128, 64, 128, 3, 64, true>, half_t, half_t>();
 }
 #endif
 #endif

@@ -34,17 +34,20 @@ namespace wg = ridgeline::backends::cuda::wgmma;
 // The address wgmma reads for element (r, kk), kk < 16, of the k16 slice a descriptor names, as this
 // file models the PTX ISA's canonical layouts. K-major: core matrices of 8 rows x 16 bytes, SBO
 // between 8-row groups, LBO between the two 8-element halves of the slice (no swizzle); with the
-// 128-byte swizzle, rows 128 bytes apart. MN-major with the 128-byte swizzle: 64 rows in 128
-// contiguous bytes, k lines 128 bytes apart, LBO between 64-row blocks, SBO between 8-k groups. Both
-// swizzles XOR address bits 4-6 with bits 7-9. If the device cases fail while this passes, the model
+// 128-, 64- or 32-byte swizzle, rows that many bytes apart. MN-major with the 128-byte swizzle: 64 rows in
+// 128 contiguous bytes, k lines 128 bytes apart, LBO between 64-row blocks, SBO between 8-k groups. Both
+// swizzles XOR address bits 4.. with bits 7... If the device cases fail while this passes, the model
 // (not the code's consistency) is what is wrong.
 std::uint32_t modeled_address(std::uint64_t d, bool mn_major, int r, int kk) {
   const std::uint32_t start = std::uint32_t(d & 0x3FFF) << 4, lbo = std::uint32_t((d >> 16) & 0x3FFF) << 4,
                       sbo = std::uint32_t((d >> 32) & 0x3FFF) << 4;
   if ((d >> 62) == 0) return start + (r / 8) * sbo + (kk / 8) * lbo + (r % 8) * 16 + (kk % 8) * 2;
+  // Swizzle mode 1, 2, 3: 128, 64, 32 bytes; Swizzle<b, 4, 3> with b = 3, 2, 1.
+  const int mode = int(d >> 62), b = 4 - mode;
+  const std::uint32_t width = 16u << b;  // the swizzle's row bytes (K-major)
   const std::uint32_t pre = mn_major ? start + (r / 64) * lbo + (kk / 8) * sbo + (kk % 8) * 128 + (r % 64) * 2
-                                     : start + (r / 8) * sbo + (r % 8) * 128 + kk * 2;
-  return pre ^ (((pre >> 7) & 7) << 4);
+                                     : start + (r / 8) * sbo + (r % 8) * width + kk * 2;
+  return pre ^ (((pre >> 7) & ((1u << b) - 1)) << 4);
 }
 
 // Every element has its own place, and the descriptor of each k16 slice of each `sub`-row sub-tile
@@ -72,6 +75,8 @@ TEST(WgmmaLayout, DescriptorsAddressTheStagedElements) {
     for (int sub : {64, rows}) {
       for (int K : {16, 32, 64, 128}) check_layout<wg::KMajorInterleave>(rows, K, 0x400, sub);
       for (int K : {64, 128}) check_layout<wg::KMajorSwizzle128>(rows, K, 0x2000, sub);
+      for (int K : {32, 64, 128}) check_layout<wg::KMajorSwizzle64>(rows, K, 0x2000, sub);
+      for (int K : {16, 32, 64}) check_layout<wg::KMajorSwizzleOf<2, 32>>(rows, K, 0x2000, sub);
       for (int K : {16, 32, 64, 128}) check_layout<wg::MNMajorSwizzle128>(rows, K, 0x2000, sub);
     }
   }
@@ -249,6 +254,10 @@ void check_all(const char* elem) {
   check<Elem, 64, wg::KMajorSwizzle128>(elem, "128B swizzle", 128, cases);
   check<Elem, 128, wg::KMajorSwizzle128>(elem, "128B swizzle", 64, cases);
   check<Elem, 256, wg::KMajorSwizzle128>(elem, "128B swizzle", 64, cases);
+  // 64-byte swizzle (K steps of 32 16-bit elements): K % 32 == 0.
+  check<Elem, 256, wg::KMajorSwizzle64>(elem, "64B swizzle", 32, cases);
+  check<Elem, 128, wg::KMajorSwizzle64>(elem, "64B swizzle", 64, cases);
+  check<Elem, 256, wg::MNMajorSwizzle128, wg::KMajorSwizzle64>(elem, "MN-major A, 64B-swizzle B", 32, cases);
   // MN-major (transposed) operands, alone and with a K-major partner: K % 16 == 0.
   check<Elem, 64, wg::MNMajorSwizzle128>(elem, "MN-major A and B", 16, cases);
   check<Elem, 128, wg::MNMajorSwizzle128>(elem, "MN-major A and B", 64, cases);

@@ -160,9 +160,16 @@ struct GemmTilesHalfMmaAsync {
 // stage in 16-byte packets: 128x256x64 on 256 threads, two warpgroups of 64x256 (128 float
 // accumulators per thread, no fragments), four stages of (128 + 256) x 64 x 2 B = 194 KB in the
 // 128-byte swizzled layouts the tensor core reads, so one team per SM; two K steps of copies and one
-// of products in flight. Not swept yet: the first wgmma entry, sized as the largest tile the
-// accumulators and scratch allow (the register-resident and scratch-resident wgmma probes in
-// ../shared/TOOLCHAIN.md reached 96-98% of peak with m64n256).
+// of products in flight, the products of a step issued before its copies. Three wgmma sweeps on
+// 8192^3 (perf/results/h200-2026-12-01-390480a-wgmma-sweep.txt, -e356400-wgmma-sweep.txt): 1.9-2.0x
+// the mma.sync entry; 3 stages 0.82-0.86x; 256x128 tiles 0.92-0.93x, 128x128 (two teams per SM)
+// 0.81-0.86x; waiting for each step's products (in flight 0) 0.87-0.88x; BK 32 with 6-8 stages
+// 0.80-0.85x (twice the barriers); products first 1.03/1.03x (FP16) and 0.98/1.03x (BF16), inside the
+// sweeps' 3-5% run-to-run noise, kept because it cannot lose a step. ncu on FP16 8192^3: tensor and
+// memory pipes both near 60-67% (L2 60%, DRAM 19%), no spills, 6.8 cycles per issued instruction:
+// bound by the per-step latency (wait, team barrier, copy issue), not by a bandwidth; the BK 32
+// variants, with twice the steps, lost 15-20%. Beyond this needs producer warps and mbarriers
+// (no team barrier per step), or TMA.
 struct GemmTilesHalfWgmma {
   static constexpr int bm = 128, bn = 256, bk = 64;
   static constexpr int warp_m = 64, warp_n = 256;          // a warpgroup's tile
@@ -170,6 +177,7 @@ struct GemmTilesHalfWgmma {
   static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;    // the swizzled layouts need none
   static constexpr int team_size = 256, vector_length = 1, stages = 4, min_blocks = 1;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool products_first = true;
   using async_copy = AsyncCopyToAsyncProxy;
   template <class T, class Acc>
   using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmma, T, Acc>;
@@ -188,6 +196,7 @@ struct GemmTilesTf32Wgmma {
   static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
   static constexpr int team_size = 256, vector_length = 1, stages = 4, min_blocks = 1;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool products_first = true;
   using async_copy = AsyncCopyToAsyncProxy;
   template <class T, class Acc>
   using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesTf32Wgmma, T, Acc>;
@@ -198,6 +207,27 @@ struct GemmTilesTf32Wgmma {
 // The 16-bit packet entry of this build: wgmma where the build has it, else mma.sync.
 using GemmTilesHalfPackets =
     std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmma, GemmTilesHalfMmaAsync>;
+
+// FP16 and BF16 narrow packet entry on wgmma (route builds), for products of at most 64 rows: one
+// warpgroup's 64x256 tile per team of 128 threads, five stages of (64 + 256) x 64 x 2 B = 202 KB, one
+// team per SM; split-K supplies the teams. Wgmma sweep 4 on 64x16384x16384
+// (perf/results/h200-2026-12-01-e356400-wgmma-sweep.txt): 1.23x the mma.sync narrow entry below
+// (FP16 and BF16); four stages 1.17x, 64x128 tiles at two teams per SM 1.19-1.20x (three stages
+// 0.98x), two 64x128 warpgroups 1.16-1.17x.
+struct GemmTilesHalfWgmmaNarrow {
+  static constexpr int bm = 64, bn = 256, bk = 64;
+  static constexpr int warp_m = 64, warp_n = 256;
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int team_size = 128, vector_length = 1, stages = 5, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool products_first = true;
+  using async_copy = AsyncCopyToAsyncProxy;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmmaNarrow, T, Acc>;
+  static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
+  static constexpr bool matrix_unit = true;
+};
 
 // FP16 and BF16 narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384): the 128-row
 // entry computed a whole empty half of every tile there (0.57 of cuBLAS at 431ab9e). 64x128x64 on 128
@@ -283,7 +313,9 @@ struct Tiles {
   // TF32 only where the build has wgmma (void: Math::allow_tf32 computes in exact FP32).
   using gemm_tf32 = std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32Wgmma, void>;
   template <class T>
-  using gemm_packets_narrow = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow, GemmTilesHalfMmaNarrow>;
+  using gemm_packets_narrow =
+      by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow,
+              std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaNarrow, GemmTilesHalfMmaNarrow>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

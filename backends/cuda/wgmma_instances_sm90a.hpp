@@ -10,23 +10,25 @@
 #include <ridgeline/config.hpp>
 
 #if defined(KOKKOS_ENABLE_CUDA) && RIDGELINE_HAVE_SM90A
-// X(T, TC, kAFastM, kBFastN) for each wgmma packet kernel: 16-bit A and B, C float or the input
-// type, every orientation.
-#define RIDGELINE_WGMMA_GEMM_INSTANCES(X)                                                             \
-  X(half_t, float, true, true)                                                                        \
-  X(half_t, float, true, false)                                                                       \
-  X(half_t, float, false, true) X(half_t, float, false, false) X(half_t, half_t, true, true)          \
-      X(half_t, half_t, true, false) X(half_t, half_t, false, true) X(half_t, half_t, false, false)   \
-          X(bhalf_t, float, true, true) X(bhalf_t, float, true, false) X(bhalf_t, float, false, true) \
-              X(bhalf_t, float, false, false) X(bhalf_t, bhalf_t, true, true)                         \
-                  X(bhalf_t, bhalf_t, true, false) X(bhalf_t, bhalf_t, false, true)                   \
-                      X(bhalf_t, bhalf_t, false, false)
+// X(T, TC, kAFastM, kBFastN) for each wgmma kernel pair (packet and narrow entries): 16-bit A and B,
+// C float or the input type, every orientation.
+// clang-format off
+#define RIDGELINE_WGMMA_GEMM_INSTANCES(X)                                                                   \
+  X(half_t, float, true, true)     X(half_t, float, true, false)     X(half_t, float, false, true)     X(half_t, float, false, false) \
+  X(half_t, half_t, true, true)    X(half_t, half_t, true, false)    X(half_t, half_t, false, true)    X(half_t, half_t, false, false) \
+  X(bhalf_t, float, true, true)    X(bhalf_t, float, true, false)    X(bhalf_t, float, false, true)    X(bhalf_t, float, false, false) \
+  X(bhalf_t, bhalf_t, true, true)  X(bhalf_t, bhalf_t, true, false)  X(bhalf_t, bhalf_t, false, true)  X(bhalf_t, bhalf_t, false, false)
+// clang-format on
 
-// One instance's signature; `prefix` is `extern template` (here) or `template` (the library).
-#define RIDGELINE_WGMMA_GEMM_LAUNCH(prefix, T, TC, kAFastM, kBFastN)                                      \
-  prefix void launch_gemm<GemmPacketKernel<Kokkos::Cuda, T, kAFastM, kBFastN, true, TC>, Kokkos::Cuda, T, \
-                          TC, float>(const Kokkos::Cuda&, const Strided2D<const T>&,                      \
-                                     const Strided2D<const T>&, const Strided2D<TC>&, float, float);
+// One instance's signature; `prefix` is `extern template` (here) or `template` (the library); Kernel
+// is GemmPacketKernel or GemmNarrowKernel (both wgmma entries in route builds).
+#define RIDGELINE_WGMMA_GEMM_LAUNCH_OF(prefix, Kernel, T, TC, kAFastM, kBFastN)                             \
+  prefix void launch_gemm<Kernel<Kokkos::Cuda, T, kAFastM, kBFastN, true, TC>, Kokkos::Cuda, T, TC, float>( \
+      const Kokkos::Cuda&, const Strided2D<const T>&, const Strided2D<const T>&, const Strided2D<TC>&,      \
+      float, float);
+#define RIDGELINE_WGMMA_GEMM_LAUNCH(prefix, T, TC, kAFastM, kBFastN)                \
+  RIDGELINE_WGMMA_GEMM_LAUNCH_OF(prefix, GemmPacketKernel, T, TC, kAFastM, kBFastN) \
+  RIDGELINE_WGMMA_GEMM_LAUNCH_OF(prefix, GemmNarrowKernel, T, TC, kAFastM, kBFastN)
 #define RIDGELINE_WGMMA_GEMM_EXTERN(T, TC, kAFastM, kBFastN) \
   RIDGELINE_WGMMA_GEMM_LAUNCH(extern template, T, TC, kAFastM, kBFastN)
 

@@ -60,10 +60,13 @@ struct AsyncCopyToAsyncProxy : AsyncCopySm80 {
 
 // The K-major layout for kElemBytes-byte elements, and the MN-major one where the instruction has
 // a transposed form.
-template <int kElemBytes, bool kMNMajor>
+// K-major tiles take the widest swizzle their K step fills (128 bytes, or 64 for a 16-bit K step of 32).
+template <int kElemBytes, int kKBytes, bool kMNMajor>
 struct WgmmaLayoutFor {
   static_assert(!kMNMajor || kElemBytes == 2, "TF32 operands must be staged K-major (k contiguous)");
-  using type = std::conditional_t<kMNMajor, wgmma::MNMajorSwizzle128, wgmma::KMajorSwizzle128Of<kElemBytes>>;
+  static constexpr int kSwizzle = kKBytes >= 128 ? 128 : kKBytes;
+  using type =
+      std::conditional_t<kMNMajor, wgmma::MNMajorSwizzle128, wgmma::KMajorSwizzleOf<kElemBytes, kSwizzle>>;
 };
 // An entry's wgmma_in_flight, or 1.
 template <class Cfg, class = void>
@@ -101,7 +104,8 @@ struct WgmmaSm90aMicroKernel {
   static_assert(WM % 64 == 0 && (WN == 64 || WN == 128 || WN == 256), "m64n{64,128,256}k16 instructions");
   static_assert(Cfg::bm % WM == 0 && Cfg::bn % WN == 0, "warpgroup tiles tile the team tile");
   static_assert(kGroupsM * kGroupsN * 128 == Cfg::team_size, "one warpgroup per warpgroup tile");
-  static_assert(BK * kElemBytes % 128 == 0, "K-major staging swizzles 128-byte K columns");
+  static_assert(BK * kElemBytes % 128 == 0 || BK * kElemBytes == 64,
+                "K-major staging swizzles 128-byte K columns, or one 64-byte column");
   static constexpr int kTM = 2 * kMmaM, kTN = WN / 4, kRowRun = 1;
   static_assert(Cfg::tm == kTM && Cfg::tn == kTN,
                 "the entry's tm x tn must be the accumulators a thread holds: (warp_m / 32) x (warp_n / 4)");
@@ -109,7 +113,8 @@ struct WgmmaSm90aMicroKernel {
   static_assert(kInFlight == 0 || kInFlight == 1, "wait_group<0> or <1> after each K step");
 
   template <int kRows, int kK, bool kMNMajor>
-  using staged_layout = WgmmaStagedTile<typename WgmmaLayoutFor<kElemBytes, kMNMajor>::type, kRows, kK>;
+  using staged_layout =
+      WgmmaStagedTile<typename WgmmaLayoutFor<kElemBytes, kK * kElemBytes, kMNMajor>::type, kRows, kK>;
 
   struct Owner {
     int wm, wn;  // the warpgroup tile's origin in the team tile
@@ -146,10 +151,26 @@ struct WgmmaSm90aMicroKernel {
     for (int i = 0; i < kMmaM; ++i) wgmma::fence_operands(acc.d[i]);
   }
 
-  // Issues step kt's BK / kInstrK x kMmaM wgmmas on the staged tiles SA (A: bm x BK) and SB (B: bn x BK)
-  // as one group, and returns once at most kInFlight groups (this one) are still running.
+  // mac_in issues step kt's BK / kInstrK x kMmaM wgmmas on the staged tiles SA (A: bm x BK) and SB
+  // (B: bn x BK) as one group, and returns once at most kInFlight groups (this one) are still
+  // running: mac_issue, then mac_wait. The team kernel may run its copies between the two
+  // (products_first), so the tensor core gets step kt before the copies are issued.
   template <class SA, class SB>
   KOKKOS_FORCEINLINE_FUNCTION static void mac_in(Accumulator& acc, const T* As, const T* Bs, const Owner& o) {
+    mac_issue<SA, SB>(acc, As, Bs, o);
+    mac_wait(acc);
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void mac_wait(Accumulator& acc) {
+#if RIDGELINE_WGMMA_ENABLED
+    wgmma::wait_group<kInFlight>();
+    fence_accumulators(acc);
+#else
+    (void)acc;
+#endif
+  }
+  template <class SA, class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static void mac_issue(Accumulator& acc, const T* As, const T* Bs,
+                                                    const Owner& o) {
 #if RIDGELINE_WGMMA_ENABLED
     using LA = typename SA::layout;
     using LB = typename SB::layout;
@@ -170,8 +191,6 @@ struct WgmmaSm90aMicroKernel {
       }
     }
     wgmma::commit_group();
-    wgmma::wait_group<kInFlight>();
-    fence_accumulators(acc);
 #else
     (void)acc, (void)As, (void)Bs, (void)o;
     wgmma::unavailable();

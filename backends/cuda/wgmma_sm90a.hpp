@@ -128,42 +128,50 @@ struct KMajorInterleave {
   }
 };
 
-// 128-byte swizzle: the tile is cut along K into 128-byte columns (64 elements of a 16-bit type, 32
-// of TF32), stored one after the other (rows * 128 bytes each). Within a column, row r is 128
-// contiguous bytes at 128 r, and its eight 16-byte chunks are permuted: logical chunk c sits at
-// physical chunk c ^ (r % 8). The hardware applies that XOR to address bits 4-6 from bits 7-9, so
-// each 8-row, 1024-byte block must start 1024-byte aligned (then the descriptor's base offset is 0);
-// consecutive 8-row groups are 1024 bytes apart (SBO = 1024; LBO is unused when an instruction's K
-// slice lies inside one 128-byte row, and is set to 16). One instruction's K slice (k16 of a 16-bit
-// type, k8 of TF32) is 32 bytes of each row: slice kstep starts at its column plus 32 (kstep % 4)
-// bytes, and the hardware's XOR on the full address finds the permuted chunks.
-// Why: 8 consecutive rows' chunk c land in 8 different 16-byte bank groups, so both the row-wise
-// staging stores and the wgmma reads are free of bank conflicts. Needs K a whole number of columns
-// and rows % 8 == 0. kElemBytes: 2 or 4.
-template <int kElemBytes>
-struct KMajorSwizzle128Of {
+// Swizzled K-major: the tile is cut along K into S-byte columns (S = 128, 64 or 32; a 128-byte column
+// holds 64 elements of a 16-bit type, 32 of TF32), stored one after the other (rows * S bytes each).
+// Within a column, row r is S contiguous bytes at S r, and its S / 16 chunks of 16 bytes are
+// permuted: logical chunk c sits at physical chunk c ^ ((r S / 128) % (S / 16)). The hardware applies
+// that XOR to address bits 4.. from bits 7.. (Swizzle<log2(S / 16), 4, 3>), so each 8-row block of
+// 8 S bytes must start aligned to 8 S (then the descriptor's base offset is 0); consecutive 8-row
+// groups are 8 S bytes apart (SBO; LBO is unused when an instruction's K slice lies inside one row,
+// and is set to 16). One instruction's K slice (k16 of a 16-bit type, k8 of TF32) is 32 bytes of each
+// row: slice kstep starts at its column plus 32 (kstep % (S / 32)) bytes, and the hardware's XOR on
+// the full address finds the permuted chunks.
+// Why: consecutive rows' chunk c land in different 16-byte bank groups, so both the row-wise staging
+// stores and the wgmma reads are free of bank conflicts (S = 128: eight rows; narrower swizzles trade
+// some of that for K steps of 32 or 16 elements, which fit more stages in scratch). Needs K a whole
+// number of columns and rows % 8 == 0. kElemBytes: 2 or 4.
+template <int kElemBytes, int kSwizzleBytes = 128>
+struct KMajorSwizzleOf {
   static_assert(kElemBytes == 2 || kElemBytes == 4, "16-bit types and TF32");
-  static constexpr Swizzle swizzle = Swizzle::b128;
+  static_assert(kSwizzleBytes == 128 || kSwizzleBytes == 64 || kSwizzleBytes == 32, "the swizzle modes");
+  static constexpr int S = kSwizzleBytes;
+  static constexpr Swizzle swizzle = S == 128 ? Swizzle::b128 : S == 64 ? Swizzle::b64 : Swizzle::b32;
   static constexpr bool mn_major = false;
-  static constexpr int alignment = 1024;            // bytes
-  static constexpr int kChunk = 16 / kElemBytes;    // elements per 16-byte chunk
-  static constexpr int kColumn = 128 / kElemBytes;  // elements per 128-byte row of a column
+  static constexpr int alignment = 8 * S;         // bytes
+  static constexpr int kChunk = 16 / kElemBytes;  // elements per 16-byte chunk
+  static constexpr int kColumn = S / kElemBytes;  // elements per row of a column
   KOKKOS_INLINE_FUNCTION static constexpr int offset(int r, int k, int rows, int /*K*/) {
-    return (k / kColumn) * rows * kColumn + r * kColumn + ((((k % kColumn) / kChunk) ^ (r % 8)) * kChunk) +
-           k % kChunk;
+    return (k / kColumn) * rows * kColumn + r * kColumn +
+           ((((k % kColumn) / kChunk) ^ ((r * S / 128) % (S / 16))) * kChunk) + k % kChunk;
   }
   KOKKOS_INLINE_FUNCTION static constexpr std::uint64_t descriptor(std::uint32_t tile_addr, int kstep,
                                                                    int rows, int /*K*/) {
-    return make_descriptor(tile_addr + 128u * rows * (kstep / 4) + 32u * (kstep % 4), 16, 1024,
-                           Swizzle::b128);
+    return make_descriptor(
+        tile_addr + std::uint32_t(S) * rows * (kstep / (S / 32)) + 32u * (kstep % (S / 32)), 16, 8 * S,
+        swizzle);
   }
-  // Row r0 must be a multiple of 8, so the sub-tile's 1024-byte blocks stay aligned.
+  // Row r0 must be a multiple of 8, so the sub-tile's 8-row blocks stay aligned.
   KOKKOS_INLINE_FUNCTION static constexpr std::uint32_t row_offset_bytes(int r0, int /*rows*/, int /*K*/) {
-    return std::uint32_t(r0) * 128u;
+    return std::uint32_t(r0) * S;
   }
 };
+template <int kElemBytes>
+using KMajorSwizzle128Of = KMajorSwizzleOf<kElemBytes, 128>;
 using KMajorSwizzle128 = KMajorSwizzle128Of<2>;
 using KMajorSwizzle128Tf32 = KMajorSwizzle128Of<4>;
+using KMajorSwizzle64 = KMajorSwizzleOf<2, 64>;
 
 // MN-major, 128-byte swizzle (the transposed form: imm-trans = 1). The tile is rows x K with rows
 // (M for A, N for B) contiguous: the canonical layout is ((8, 8, m), (8, k)) : ((1, 8, LBO), (64, SBO))

@@ -55,6 +55,13 @@ struct StagedLayoutOf<MK, kRows, kK, kRowsFast, Padded,
                       std::void_t<typename MK::template staged_layout<kRows, kK, kRowsFast>>> {
   using type = typename MK::template staged_layout<kRows, kK, kRowsFast>;
 };
+// An entry's products_first (default false): with a micro-kernel that splits mac_in into
+// mac_issue and mac_wait, issue step kt's products before step kt + kAhead's copies.
+template <class Cfg, class = void>
+struct ProductsFirstOf : std::false_type {};
+template <class Cfg>
+struct ProductsFirstOf<Cfg, std::void_t<decltype(Cfg::products_first)>>
+    : std::bool_constant<Cfg::products_first> {};
 template <class MK, class = void>
 struct InFlightOf : std::integral_constant<int, 0> {};
 template <class MK>
@@ -226,9 +233,17 @@ struct GemmTeamAsync
       team.team_barrier();
       // Step kt + kAhead's buffer was last read by step kt - 1 - kInFlight, whose products every
       // thread saw complete before this barrier.
-      if (kt + kAhead < nk) issue_step(kt + kAhead, write);
-      Copy::commit();
-      MK::template mac_in<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems, o);
+      if constexpr (ProductsFirstOf<Cfg>::value) {
+        MK::template mac_issue<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems,
+                                                 o);
+        if (kt + kAhead < nk) issue_step(kt + kAhead, write);
+        Copy::commit();
+        MK::mac_wait(acc);
+      } else {
+        if (kt + kAhead < nk) issue_step(kt + kAhead, write);
+        Copy::commit();
+        MK::template mac_in<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems, o);
+      }
       read = read + 1 == kStages ? 0 : read + 1;
       write = write + 1 == kStages ? 0 : write + 1;
     }
