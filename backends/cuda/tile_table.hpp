@@ -210,7 +210,8 @@ using GemmTilesHalfPackets =
 
 // FP16 and BF16 narrow packet entry on wgmma (route builds), for products of at most 64 rows: one
 // warpgroup's 64x256 tile per team of 128 threads, five stages of (64 + 256) x 64 x 2 B = 202 KB, one
-// team per SM; split-K supplies the teams. Wgmma sweep 4 on 64x16384x16384
+// team per SM; split-K supplies the teams. 206848 bytes with alignment: under both the lifted Kokkos 3.4
+// limit (227 KB) and Kokkos 5.2's own level-0 limit on Hopper (232448 - 24600 = 207848 bytes). Wgmma sweep 4 on 64x16384x16384
 // (perf/results/h200-2026-12-01-e356400-wgmma-sweep.txt): 1.23x the mma.sync narrow entry below
 // (FP16 and BF16); four stages 1.17x, 64x128 tiles at two teams per SM 1.19-1.20x (three stages
 // 0.98x), two 64x128 warpgroups 1.16-1.17x.
