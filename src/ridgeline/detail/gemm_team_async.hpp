@@ -13,18 +13,19 @@
 // One barrier per K step; it also tells every thread that the buffer it is about to refill is no
 // longer read. A micro-kernel whose products outlive mac_in (MK::kInFlight > 0: wgmma) keeps
 // kInFlight more steps between a buffer's read and its refill, so S - 1 - kInFlight steps are in
-// flight, and drains before the epilogue. Staging costs no registers, which register staging
-// (gemm_team_tiled.hpp) cannot offer to a tensor-core micro-kernel that already holds 64 accumulators and its
-// fragments.
+// flight, and drains before the epilogue; an entry with products_first issues step kt's products
+// (MK::mac_issue) before step kt's copies and waits for them (MK::mac_wait) after. Staging costs no
+// registers, which register staging (gemm_team_tiled.hpp) cannot offer to a tensor-core micro-kernel
+// that already holds 64 or more accumulators.
 //
 // The copies move 16 bytes and cannot transpose, so each operand keeps its contiguous index
 // contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a), and op(A)
 // walking k contiguously m-major, (BM, BK + pad_k); likewise B. The micro-kernel reads either
 // through mac_in (micro_tile.hpp). A micro-kernel whose instruction reads a fixed layout (wgmma's
-// swizzled tiles) declares it as MK::staged_layout, and the packets go there instead. Operands must stage in
-// 16-byte packets (unit stride along the contiguous index, 16-byte aligned lines): the dispatcher checks
-// packet_staging_applies first. Tile edges and the K tail read zeros: a packet's copy is cut to its valid
-// bytes, the rest filled.
+// swizzled tiles) declares it as MK::staged_layout, and the packets go there instead. Operands must
+// stage in 16-byte packets (unit stride along the contiguous index, 16-byte aligned lines): the
+// dispatcher checks packet_staging_applies first. Tile edges and the K tail read zeros: a packet's
+// copy is cut to its valid bytes, the rest filled.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
