@@ -872,18 +872,25 @@ void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
       << " kBFastN=" << kBFastN << " " << m << "x" << n << "x" << k;
 }
 
+// Every orientation (A m- or k-contiguous, B n- or k-contiguous) of each M x N x K shape, seeds
+// counting on from `seed`.
+template <class Cfg, class T, class TC, std::size_t kShapes>
+void run_mma_tiles_every_orientation(const std::array<std::int64_t, 3> (&shapes)[kShapes],
+                                     std::uint64_t seed) {
+  for (const auto& s : shapes) {
+    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3);
+  }
+}
+
 template <class Cfg>
 void run_dmma_tiles_all() {
   // 32x16x16 tiles: 71x37x83 leaves tails of 7, 5 and 3, and odd extents; 5 K steps, more than the
   // stages in flight. 20x9x5 is a single partial tile and a single partial K step.
-  std::uint64_t seed = 9100;
   const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {64, 32, 48}};
-  for (const auto& s : shapes) {
-    run_mma_tiles<Cfg, true, false>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, false, true>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, true, true>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, false, false>(s[0], s[1], s[2], seed += 3);
-  }
+  run_mma_tiles_every_orientation<Cfg, double, double>(shapes, 9100);
 }
 
 TEST(GemmDmma, RegisterStaging) {
@@ -927,14 +934,8 @@ template <class Cfg, class T, class TC>
 void run_hmma_tiles_all() {
   // 32x32x16 tiles: 71x37x83 leaves tails of 7, 5 and 3 (64x32x32: 7, 5, 19); 20x9x5 is one partial
   // tile and K step.
-  std::uint64_t seed = 9500;
   const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {64, 64, 96}};
-  for (const auto& s : shapes) {
-    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3);
-  }
+  run_mma_tiles_every_orientation<Cfg, T, TC>(shapes, 9500);
 }
 
 using HmmaRegisters = HmmaTiles<32, 32, 16, 16, 16, 2, false>;
@@ -1003,14 +1004,8 @@ template <class Cfg, class T, class TC>
 void run_wgmma_tiles_all() {
   // 64x64x64 tiles: 71x37x83 leaves tails of 7, 37 and 19 with two K steps; 20x9x5 is one partial
   // tile and K step; 130x200x300 has five K steps, more than the stages.
-  std::uint64_t seed = 9700;
   const std::array<std::int64_t, 3> shapes[] = {{71, 37, 83}, {20, 9, 5}, {130, 200, 300}};
-  for (const auto& s : shapes) {
-    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3);
-    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3);
-  }
+  run_mma_tiles_every_orientation<Cfg, T, TC>(shapes, 9700);
 }
 
 TEST(GemmWgmma, OneWarpgroupHalfToFloat) {
