@@ -385,18 +385,22 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
 #endif
 namespace ridgeline::detail {
 
-// Picks the 16-byte packet staging when both operands allow it: unit stride along the fast index,
-// a 16-byte aligned origin and a slow stride that keeps every line aligned. Anything else (an odd
-// leading dimension such as 4097, a sub-view at an odd offset) stages element by element.
+// Whether one operand stages in packets of W elements with its rows (rows_fast) or its columns as
+// the fast index: unit stride along it, a slow stride that keeps every line aligned, an aligned origin.
+template <class T>
+bool stages_in_packets(const Strided2D<const T>& x, bool rows_fast, int W) {
+  const std::int64_t fs = rows_fast ? x.rs : x.cs, ss = rows_fast ? x.cs : x.rs;
+  return fs == 1 && ss % W == 0 && aligned_to(x.data, W);
+}
+
+// Picks the 16-byte packet staging when both operands allow it. Anything else (an odd leading
+// dimension such as 4097, a sub-view at an odd offset) stages element by element.
 template <class Plain, class T>
 bool packet_staging_applies(const Strided2D<const T>& a, const Strided2D<const T>& b) {
   if constexpr (Plain::vector_capable) {
-    constexpr int W = Plain::kVecW;
-    constexpr bool kAFastM = Plain::a_fast_m, kBFastN = Plain::b_fast_n;
-    const std::int64_t a_fs = kAFastM ? a.rs : a.cs, a_ss = kAFastM ? a.cs : a.rs;
-    const std::int64_t b_fs = kBFastN ? b.cs : b.rs, b_ss = kBFastN ? b.rs : b.cs;
-    return a_fs == 1 && b_fs == 1 && a_ss % W == 0 && b_ss % W == 0 && aligned_to(a.data, W) &&
-           aligned_to(b.data, W);
+    // op(A)'s rows index m, op(B)'s columns n.
+    return stages_in_packets(a, Plain::a_fast_m, Plain::kVecW) &&
+           stages_in_packets(b, !Plain::b_fast_n, Plain::kVecW);
   } else {
     return false;
   }
@@ -649,17 +653,16 @@ void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines
       });
 }
 
+// Whether op(A) (a_side) or op(B) is k-contiguous in aligned 16-byte packets, as the TF32 kernel reads
+// it: k is op(A)'s column index and op(B)'s row index.
+inline bool tf32_stages_as_is(const Strided2D<const float>& x, bool a_side) {
+  return stages_in_packets(x, !a_side, 4);
+}
+
 // C = alpha * op(A) * op(B) + beta * C on the table's TF32 entry. Operands that are not k-contiguous
 // in aligned 16-byte packets are first copied so into the workspace (an NN product's A, say: M x K
 // elements moved twice, about 7% of an 8192^3 product at TF32 speed). Without room for the copies
 // the product runs in exact FP32, which Math::allow_tf32 permits.
-// Whether op(A) (a_side) or op(B) is k-contiguous in aligned 16-byte packets, as the TF32 kernel reads it.
-inline bool tf32_stages_as_is(const Strided2D<const float>& x, bool a_side) {
-  constexpr int W = 4;  // floats per 16-byte packet
-  const std::int64_t k_stride = a_side ? x.cs : x.rs, line = a_side ? x.rs : x.cs;
-  return k_stride == 1 && line % W == 0 && aligned_to(x.data, W);
-}
-
 template <class ExecSpace, class TC>
 void gemm_dispatch_tf32(const ExecSpace& exec, const Strided2D<const float>& a,
                         const Strided2D<const float>& b, const Strided2D<TC>& c, float alpha, float beta) {

@@ -234,16 +234,15 @@ struct GemmTeamAsync
       team.team_barrier();
       // Step kt + kAhead's buffer was last read by step kt - 1 - kInFlight, whose products every
       // thread saw complete before this barrier.
+      const T* as = As + read * TileA::kElems;
+      const T* bs = Bs + read * TileB::kElems;
+      if constexpr (ProductsFirstOf<Cfg>::value) MK::template mac_issue<LayoutA, LayoutB>(acc, as, bs, o);
+      if (kt + kAhead < nk) issue_step(kt + kAhead, write);
+      Copy::commit();
       if constexpr (ProductsFirstOf<Cfg>::value) {
-        MK::template mac_issue<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems,
-                                                 o);
-        if (kt + kAhead < nk) issue_step(kt + kAhead, write);
-        Copy::commit();
         MK::mac_wait(acc);
       } else {
-        if (kt + kAhead < nk) issue_step(kt + kAhead, write);
-        Copy::commit();
-        MK::template mac_in<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems, o);
+        MK::template mac_in<LayoutA, LayoutB>(acc, as, bs, o);
       }
       read = read + 1 == kStages ? 0 : read + 1;
       write = write + 1 == kStages ? 0 : write + 1;
