@@ -124,7 +124,7 @@ std::string tile_config_string(const ridgeline::TileConfig& t) {
   std::ostringstream s;
   s << t.micro_kernel << " tile " << t.bm << "x" << t.bn << "x" << t.bk << " micro " << t.tm << "x" << t.tn
     << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
-    << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging;
+    << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging << " via " << t.pipeline;
   if (t.k_slices > 1) s << " split-K " << t.k_slices;
   if (t.peel_m > 0) s << " bulk " << t.peel_m << "x" << t.peel_n << " + peeled edges";
   return s.str();

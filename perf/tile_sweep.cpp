@@ -357,6 +357,20 @@ struct Wgmma {
   using micro_kernel = ridgeline::backends::cuda::WgmmaSm90aMicroKernel<Wgmma, T, Acc>;
 };
 
+// The same on the TMA team kernel: a producer warpgroup before the (bm / wm) x (bn / wn) consumers.
+template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks>
+struct WgmmaTma {
+  static constexpr int bm = kBm, bn = kBn, bk = 64, warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0, producer_threads = 128;
+  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128 + 128, vector_length = 1, stages = kStages;
+  static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
+  static constexpr bool tma_boxes = true;
+  template <class E, class T, class Acc, class MK, bool kA, bool kB, class TC>
+  using team_kernel = ridgeline::backends::cuda::GemmTeamTmaSm90a<E, WgmmaTma, T, Acc, MK, kA, kB, TC>;
+  template <class T, class Acc>
+  using micro_kernel = ridgeline::backends::cuda::WgmmaSm90aMicroKernel<WgmmaTma, T, Acc>;
+};
+
 template <class T>
 void sweep_gemm_wgmma(int n, int reps, const char* dtype) {
   Matrix<T> A("A", n, n), B("B", n, n);
@@ -369,8 +383,15 @@ void sweep_gemm_wgmma(int n, int reps, const char* dtype) {
   // Sweeps 1-3 (h200-2026-12-01-390480a-wgmma-sweep.txt, -e356400-wgmma-sweep.txt) chose 128x256
   // w64x256, 4 stages of BK 64, one step of products in flight, products issued before the copies;
   // in flight 0 ran 0.87-0.88x, BK 32 with 6-8 stages 0.80-0.85x.
-  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1>, T>("128x256x64 4st copies first", A, B, C, ref, reps, base);
-  hmma_candidate<Wgmma<256, 128, 64, 128, 4, 1, 1, 64, true>, T>("256x128x64 4st", A, B, C, ref, reps, base);
+  // Sweep 5: the table entry is the TMA kernel; the cp.async entry it replaced, and TMA geometries.
+  hmma_candidate<Wgmma<128, 256, 64, 256, 4, 1, 1, 64, true>, T>("cp.async 128x256x64 4st (old entry)", A, B,
+                                                                 C, ref, reps, base);
+  hmma_candidate<WgmmaTma<128, 256, 64, 256, 3, 1>, T>("tma 128x256x64 3st", A, B, C, ref, reps, base);
+  hmma_candidate<WgmmaTma<128, 256, 64, 256, 4, 1>, T>("tma 128x256x64 4st", A, B, C, ref, reps, base);
+  hmma_candidate<WgmmaTma<256, 128, 128, 128, 4, 1>, T>("tma 256x128x64 w128x128 4st", A, B, C, ref, reps,
+                                                        base);
+  hmma_candidate<WgmmaTma<128, 256, 128, 128, 4, 1>, T>("tma 128x256x64 w128x128 4st", A, B, C, ref, reps,
+                                                        base);
 }
 
 // At most 64 rows: 64 x 16384 x 16384, the table's narrow entry against one-warpgroup wgmma tiles
@@ -384,6 +405,9 @@ void sweep_gemm_wgmma_narrow(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN 64x%dx%d %s->fp32 (wgmma narrow): table entry %.3f ms %.1f GFLOP/s\n", n, n, dtype,
               base * 1e3, flops / base * 1e-9);
+  hmma_candidate<WgmmaTma<64, 256, 64, 256, 5, 1>, T>("tma 64x256x64 5st", A, B, C, ref, reps, base);
+  hmma_candidate<WgmmaTma<64, 256, 64, 256, 4, 1>, T>("tma 64x256x64 4st", A, B, C, ref, reps, base);
+  hmma_candidate<WgmmaTma<64, 128, 64, 128, 4, 2>, T>("tma 64x128x64 4st 2/SM", A, B, C, ref, reps, base);
   hmma_candidate<Wgmma<64, 256, 64, 256, 4, 1, 1, 64, true>, T>("64x256x64 4st", A, B, C, ref, reps, base);
   hmma_candidate<Wgmma<64, 256, 64, 256, 5, 1, 1, 64, true>, T>("64x256x64 5st", A, B, C, ref, reps, base);
   hmma_candidate<Wgmma<64, 128, 64, 128, 4, 2, 1, 64, true>, T>("64x128x64 4st 2/SM", A, B, C, ref, reps,

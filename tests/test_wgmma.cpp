@@ -78,6 +78,7 @@ TEST(WgmmaLayout, DescriptorsAddressTheStagedElements) {
       for (int K : {32, 64, 128}) check_layout<wg::KMajorSwizzle64>(rows, K, 0x2000, sub);
       for (int K : {16, 32, 64}) check_layout<wg::KMajorSwizzleOf<2, 32>>(rows, K, 0x2000, sub);
       for (int K : {16, 32, 64, 128}) check_layout<wg::MNMajorSwizzle128>(rows, K, 0x2000, sub);
+      for (int K : {16, 32, 64, 128}) check_layout<wg::MNMajorSwizzle128Blocked>(rows, K, 0x2000, sub);
     }
   }
 }
@@ -264,6 +265,13 @@ void check_all(const char* elem) {
   check<Elem, 256, wg::MNMajorSwizzle128, wg::KMajorSwizzle128>(elem, "MN-major A, K-major B", 64, cases);
   check<Elem, 256, wg::KMajorSwizzle128, wg::MNMajorSwizzle128>(elem, "K-major A, MN-major B", 64, cases);
   check<Elem, 64, wg::MNMajorSwizzle128, wg::KMajorSwizzle128>(elem, "MN-major A, K-major B", 128, cases);
+  // MN-major with the 64-row blocks outermost (what a TMA box lands as), LBO between blocks.
+  check<Elem, 64, wg::MNMajorSwizzle128Blocked>(elem, "blocked MN-major A and B", 16, cases);
+  check<Elem, 128, wg::MNMajorSwizzle128Blocked>(elem, "blocked MN-major A and B", 64, cases);
+  check<Elem, 256, wg::MNMajorSwizzle128Blocked, wg::KMajorSwizzle128>(elem, "blocked MN-major A, K-major B",
+                                                                       64, cases);
+  check<Elem, 256, wg::KMajorSwizzle128, wg::MNMajorSwizzle128Blocked>(elem, "K-major A, blocked MN-major B",
+                                                                       64, cases);
   std::printf("wgmma %s: %d cases ran\n", elem, cases);
 }
 

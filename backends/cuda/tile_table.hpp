@@ -26,6 +26,7 @@
 #include <ridgeline/backends/cuda/async_copy_sm80.hpp>
 #include <ridgeline/backends/cuda/carveout.hpp>
 #include <ridgeline/backends/cuda/dmma_sm90.hpp>
+#include <ridgeline/backends/cuda/gemm_team_tma_sm90a.hpp>
 #include <ridgeline/backends/cuda/hmma_sm80.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
@@ -169,7 +170,8 @@ struct GemmTilesHalfMmaAsync {
 // memory pipes both near 60-67% (L2 60%, DRAM 19%), no spills, 6.8 cycles per issued instruction:
 // bound by the per-step latency (wait, team barrier, copy issue), not by a bandwidth; the BK 32
 // variants, with twice the steps, lost 15-20%. Beyond this needs producer warps and mbarriers
-// (no team barrier per step), or TMA.
+// (no team barrier per step), or TMA: GemmTilesHalfWgmmaTma below replaced it as the packet entry, and it
+// stays as the tile sweep's cp.async baseline.
 struct GemmTilesHalfWgmma {
   static constexpr int bm = 128, bn = 256, bk = 64;
   static constexpr int warp_m = 64, warp_n = 256;          // a warpgroup's tile
@@ -184,6 +186,31 @@ struct GemmTilesHalfWgmma {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
   static constexpr bool matrix_unit = true;
 };
+// The FP16 entry's tiles and warpgroups, staged by TMA (tma_sm90a.hpp) with a producer warpgroup
+// and mbarriers (gemm_team_tma_sm90a.hpp) instead of cp.async and a team barrier per K step: 128x256x64
+// on 384 threads, the first warpgroup producing (one thread issues 3 boxes per K step when both
+// operands are k-contiguous, up to 6 when they are m- or n-contiguous) and two warpgroups of 64x256
+// multiplying; four stages of 48 KB, 194 KB of scratch with the mbarriers, one team per SM.
+// Prediction before the first run: 0.92-0.95 of cuBLAS on 8192^3 (from 0.80-0.82 with cp.async),
+// since the per-step wait, barrier and copy issue that held the tensor pipe at 60-67% are gone.
+struct GemmTilesHalfWgmmaTma {
+  static constexpr int bm = 128, bn = 256, bk = 64;
+  static constexpr int warp_m = 64, warp_n = 256;          // a consumer warpgroup's tile
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;  // accumulators per consumer thread
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int producer_threads = 128;
+  static constexpr int team_size = 384, vector_length = 1, stages = 4, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool tma_boxes = true;
+  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+  using team_kernel = GemmTeamTmaSm90a<E, GemmTilesHalfWgmmaTma, T, Acc, MK, kAFastM, kBFastN, TC>;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmmaTma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
+  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
+  static constexpr bool matrix_unit = true;
+};
+
 // FP32 products whose caller allows TF32 (ridgeline::Math::allow_tf32), on wgmma m64n256k8 tf32 in
 // builds through the sm_90a route: the FP16 entry's geometry in bytes (128x256 tiles, 32 floats = 128
 // bytes of K per step, four stages of 192 KB in all, two warpgroups of 64x256). Both operands
@@ -204,17 +231,39 @@ struct GemmTilesTf32Wgmma {
   static constexpr bool matrix_unit = true;
 };
 
+// The TF32 entry's tiles staged by TMA with a producer warpgroup, as GemmTilesHalfWgmmaTma: 32 floats
+// (128 bytes) of K per step, one box per operand and step (TF32 operands are k-contiguous).
+// Prediction before the first run: TN 8192^3 0.92 of cuBLAS (from 0.82), NN a little less for its
+// copy of A.
+struct GemmTilesTf32WgmmaTma {
+  static constexpr int bm = 128, bn = 256, bk = 32;
+  static constexpr int warp_m = 64, warp_n = 256;
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int producer_threads = 128;
+  static constexpr int team_size = 384, vector_length = 1, stages = 4, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool tma_boxes = true;
+  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+  using team_kernel = GemmTeamTmaSm90a<E, GemmTilesTf32WgmmaTma, T, Acc, MK, kAFastM, kBFastN, TC>;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesTf32WgmmaTma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "wgmma-m64n256k8-tf32";
+  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
+  static constexpr bool matrix_unit = true;
+};
+
 // The 16-bit packet entry of this build: wgmma where the build has it, else mma.sync.
 using GemmTilesHalfPackets =
-    std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmma, GemmTilesHalfMmaAsync>;
+    std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaTma, GemmTilesHalfMmaAsync>;
 
 // FP16 and BF16 narrow packet entry on wgmma (route builds), for products of at most 64 rows: one
 // warpgroup's 64x256 tile per team of 128 threads, five stages of (64 + 256) x 64 x 2 B = 202 KB, one
 // team per SM; split-K supplies the teams. 206848 bytes with alignment: under both the lifted Kokkos 3.4
-// limit (227 KB) and Kokkos 5.2's own level-0 limit on Hopper (232448 - 24600 = 207848 bytes). Wgmma sweep 4 on 64x16384x16384
-// (perf/results/h200-2026-12-01-e356400-wgmma-sweep.txt): 1.23x the mma.sync narrow entry below
-// (FP16 and BF16); four stages 1.17x, 64x128 tiles at two teams per SM 1.19-1.20x (three stages
-// 0.98x), two 64x128 warpgroups 1.16-1.17x.
+// limit (227 KB) and Kokkos 5.2's own level-0 limit on Hopper (232448 - 24600 = 207848 bytes). Wgmma sweep 4
+// on 64x16384x16384 (perf/results/h200-2026-12-01-e356400-wgmma-sweep.txt): 1.23x the mma.sync narrow entry
+// below (FP16 and BF16); four stages 1.17x, 64x128 tiles at two teams per SM 1.19-1.20x (three stages 0.98x),
+// two 64x128 warpgroups 1.16-1.17x.
 struct GemmTilesHalfWgmmaNarrow {
   static constexpr int bm = 64, bn = 256, bk = 64;
   static constexpr int warp_m = 64, warp_n = 256;
@@ -312,7 +361,7 @@ struct Tiles {
   template <class T>
   using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfPackets>;
   // TF32 only where the build has wgmma (void: Math::allow_tf32 computes in exact FP32).
-  using gemm_tf32 = std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32Wgmma, void>;
+  using gemm_tf32 = std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>;
   template <class T>
   using gemm_packets_narrow =
       by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow,

@@ -30,7 +30,10 @@
 //                   kernel then refills a buffer only kInFlight + 1 steps after it was read, and calls
 //                   drain(acc) before the epilogue.
 // The staged tiles must reach the tensor core through the async proxy: the entry's copy component is
-// AsyncCopyToAsyncProxy (below), whose wait fences this thread's landed copies for it.
+// AsyncCopyToAsyncProxy (below), whose wait fences this thread's landed copies for it, or the entry
+// stages through TMA (tma_boxes, gemm_team_tma_sm90a.hpp), which writes through that proxy itself.
+//   producer_threads  team ranks before the warpgroups that multiply (TMA entries: 128), which
+//                   owner() does not count: the team kernel passes consumer ranks.
 //
 // Accumulator grid for the epilogue: wgmma's D fragment is mma.sync m16n8's C fragment per warp,
 // repeated over the warp_n / 8 column blocks (wgmma_sm90a.hpp), so the grid is HMMA's: kTM = 2 per
@@ -61,12 +64,14 @@ struct AsyncCopyToAsyncProxy : AsyncCopySm80 {
 // The K-major layout for kElemBytes-byte elements, and the MN-major one where the instruction has
 // a transposed form.
 // K-major tiles take the widest swizzle their K step fills (128 bytes, or 64 for a 16-bit K step of 32).
-template <int kElemBytes, int kKBytes, bool kMNMajor>
+// kBlocked: the MN-major form with its 64-row blocks outermost, as TMA boxes land (the entry's
+// tma_boxes).
+template <int kElemBytes, int kKBytes, bool kMNMajor, bool kBlocked = false>
 struct WgmmaLayoutFor {
   static_assert(!kMNMajor || kElemBytes == 2, "TF32 operands must be staged K-major (k contiguous)");
   static constexpr int kSwizzle = kKBytes >= 128 ? 128 : kKBytes;
-  using type =
-      std::conditional_t<kMNMajor, wgmma::MNMajorSwizzle128, wgmma::KMajorSwizzleOf<kElemBytes, kSwizzle>>;
+  using MNMajor = std::conditional_t<kBlocked, wgmma::MNMajorSwizzle128Blocked, wgmma::MNMajorSwizzle128>;
+  using type = std::conditional_t<kMNMajor, MNMajor, wgmma::KMajorSwizzleOf<kElemBytes, kSwizzle>>;
 };
 // An entry's wgmma_in_flight, or 1.
 template <class Cfg, class = void>
@@ -74,6 +79,19 @@ struct WgmmaInFlight : std::integral_constant<int, 1> {};
 template <class Cfg>
 struct WgmmaInFlight<Cfg, std::void_t<decltype(Cfg::wgmma_in_flight)>>
     : std::integral_constant<int, Cfg::wgmma_in_flight> {};
+
+// An entry's tma_boxes (default false): its team kernel stages through TMA boxes (gemm_team_tma_sm90a.hpp).
+template <class Cfg, class = void>
+struct TmaBoxesOf : std::false_type {};
+template <class Cfg>
+struct TmaBoxesOf<Cfg, std::void_t<decltype(Cfg::tma_boxes)>> : std::bool_constant<Cfg::tma_boxes> {};
+// An entry's producer_threads (default 0): team ranks that only stage, before the warpgroups that
+// multiply.
+template <class Cfg, class = void>
+struct ProducerThreadsOf : std::integral_constant<int, 0> {};
+template <class Cfg>
+struct ProducerThreadsOf<Cfg, std::void_t<decltype(Cfg::producer_threads)>>
+    : std::integral_constant<int, Cfg::producer_threads> {};
 
 // One operand's staged tile in a wgmma layout L: kRows x kK elements.
 template <class L, int kRows, int kK>
@@ -103,7 +121,8 @@ struct WgmmaSm90aMicroKernel {
   static constexpr int kGroupsM = Cfg::bm / WM, kGroupsN = Cfg::bn / WN;
   static_assert(WM % 64 == 0 && (WN == 64 || WN == 128 || WN == 256), "m64n{64,128,256}k16 instructions");
   static_assert(Cfg::bm % WM == 0 && Cfg::bn % WN == 0, "warpgroup tiles tile the team tile");
-  static_assert(kGroupsM * kGroupsN * 128 == Cfg::team_size, "one warpgroup per warpgroup tile");
+  static_assert(kGroupsM * kGroupsN * 128 + ProducerThreadsOf<Cfg>::value == Cfg::team_size,
+                "one warpgroup per warpgroup tile, after the producers");
   static_assert(BK * kElemBytes % 128 == 0 || BK * kElemBytes == 64,
                 "K-major staging swizzles 128-byte K columns, or one 64-byte column");
   static constexpr int kTM = 2 * kMmaM, kTN = WN / 4, kRowRun = 1;
@@ -113,8 +132,9 @@ struct WgmmaSm90aMicroKernel {
   static_assert(kInFlight == 0 || kInFlight == 1, "wait_group<0> or <1> after each K step");
 
   template <int kRows, int kK, bool kMNMajor>
-  using staged_layout =
-      WgmmaStagedTile<typename WgmmaLayoutFor<kElemBytes, kK * kElemBytes, kMNMajor>::type, kRows, kK>;
+  using staged_layout = WgmmaStagedTile<
+      typename WgmmaLayoutFor<kElemBytes, kK * kElemBytes, kMNMajor, TmaBoxesOf<Cfg>::value>::type, kRows,
+      kK>;
 
   struct Owner {
     int wm, wn;  // the warpgroup tile's origin in the team tile

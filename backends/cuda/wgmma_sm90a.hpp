@@ -200,6 +200,29 @@ struct MNMajorSwizzle128 {
   }
 };
 
+// MN-major, 128-byte swizzle, with the 64-row blocks outermost: block b (rows 64 b .. 64 b + 63) is
+// K lines of 128 bytes (64 rows each) one after the other, the same XOR of chunk and line (k % 8)
+// inside each 1024-byte group of 8 lines, so atoms adjacent in K are 1024 bytes apart (SBO) and
+// atoms adjacent in rows 128 K bytes (LBO). Why: this is what one TMA box of 64 rows x K lands as
+// (tma_sm90a.hpp), so a block is one copy, where MNMajorSwizzle128 would take one per 8 k.
+// Needs rows % 64 == 0 and K % 8 == 0.
+struct MNMajorSwizzle128Blocked {
+  static constexpr Swizzle swizzle = Swizzle::b128;
+  static constexpr bool mn_major = true;
+  static constexpr int alignment = 1024;  // bytes
+  KOKKOS_INLINE_FUNCTION static constexpr int offset(int r, int k, int /*rows*/, int K) {
+    return (r / 64) * 64 * K + k * 64 + ((((r % 64) / 8) ^ (k % 8)) * 8) + r % 8;
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr std::uint64_t descriptor(std::uint32_t tile_addr, int kstep,
+                                                                   int /*rows*/, int K) {
+    return make_descriptor(tile_addr + 2048u * kstep, 128u * K, 1024, Swizzle::b128);
+  }
+  // Row r0 must be a multiple of 64 (whole blocks).
+  KOKKOS_INLINE_FUNCTION static constexpr std::uint32_t row_offset_bytes(int r0, int /*rows*/, int K) {
+    return std::uint32_t(r0 / 64) * 128u * K;
+  }
+};
+
 // ---- accumulator fragment -------------------------------------------------------------------------
 // Row and column in the 64 x N tile of accumulator i of thread t of the warpgroup (t < 128).
 KOKKOS_INLINE_FUNCTION constexpr int fragment_row(int t, int i) {

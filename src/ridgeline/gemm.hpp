@@ -137,6 +137,7 @@ TileConfig describe_tile_config(bool packets) {
       detail::EntryMicroKernelName<Cfg>::get(detail::Backend<ExecSpace, Scalar>::micro_kernel_name);
   t.matrix_unit = detail::EntryMatrixUnit<Cfg>::value;
   t.staging = packets ? "packets" : "elements";
+  t.pipeline = detail::EntryPipelineName<Cfg>::get();
   return t;
 }
 }  // namespace detail

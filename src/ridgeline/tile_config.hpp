@@ -20,6 +20,7 @@ struct TileConfig {
   bool matrix_unit = false;        // the micro-kernel runs on the matrix units (tensor cores, MFMA)
   std::string staging;             // "packets" (16-byte vector staging), "elements", or
                                    // "packets (operands copied aligned)"
+  std::string pipeline;            // how tiles reach scratch: "registers", "cp.async", "tma+mbarrier, ..."
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
   // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
   // [0, peel_n) (0: no peeling).

@@ -4,6 +4,7 @@
 // It holds no numbers: every size comes from backends/<name>/tile_table.hpp.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <optional>
 #include <ridgeline/backends/host/tile_table.hpp>
 #include <stdexcept>
 #include <string>
@@ -121,13 +122,43 @@ template <class Cfg, class = void>
 struct AsyncEntry : std::false_type {};
 template <class Cfg>
 struct AsyncEntry<Cfg, std::void_t<typename Cfg::async_copy>> : std::true_type {};
+// How an entry moves its operand tiles, for reports: its pipeline_name, else its copy component's, else
+// register staging.
+template <class Cfg, class = void>
+struct EntryPipelineName {
+  static const char* get() {
+    if constexpr (AsyncEntry<Cfg>::value) {
+      return Cfg::async_copy::name;
+    } else {
+      return "registers";
+    }
+  }
+};
+template <class Cfg>
+struct EntryPipelineName<Cfg, std::void_t<decltype(Cfg::pipeline_name)>> {
+  static const char* get() { return Cfg::pipeline_name; }
+};
+// An entry may instead name its own team kernel (`team_kernel`, with GemmTeamAsync's parameters): a
+// pipeline that is backend code, such as the CUDA table's TMA entries.
+template <class Cfg, class ExecSpace, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC,
+          class = void>
+struct EntryTeamKernel {
+  using type = std::conditional_t<AsyncEntry<Cfg>::value,
+                                  GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, TC>, void>;
+};
+template <class Cfg, class ExecSpace, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+struct EntryTeamKernel<
+    Cfg, ExecSpace, T, Acc, MK, kAFastM, kBFastN, TC,
+    std::void_t<typename Cfg::template team_kernel<ExecSpace, T, Acc, MK, kAFastM, kBFastN, TC>>> {
+  using type = typename Cfg::template team_kernel<ExecSpace, T, Acc, MK, kAFastM, kBFastN, TC>;
+};
 template <class ExecSpace, class Cfg, class T, bool kAFastM, bool kBFastN, bool kVec, class TC = T,
           class Acc = typename AccumulatorOf<T>::type,
-          class MK = typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, Acc>>
+          class MK = typename Backend<ExecSpace, T>::template micro_kernel<Cfg, T, Acc>,
+          class Named = typename EntryTeamKernel<Cfg, ExecSpace, T, Acc, MK, kAFastM, kBFastN, TC>::type>
 using GemmKernelFor =
-    std::conditional_t<AsyncEntry<Cfg>::value,
-                       GemmTeamAsync<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, TC>,
-                       GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec, TC>>;
+    std::conditional_t<std::is_void_v<Named>,
+                       GemmTeamTiled<ExecSpace, Cfg, T, Acc, MK, kAFastM, kBFastN, kVec, TC>, Named>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
 using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec, TC>;
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
@@ -327,6 +358,14 @@ void after_launch(const ExecSpace& exec) {
   }
 }
 
+// A kernel may read launch parameters from device memory (`device_params`: the TMA kernels' tensor
+// maps, which a kernel argument cannot hold for them). launch_gemm puts them in the instance's
+// workspace and holds its lease until the kernel is enqueued.
+template <class Kernel, class = void>
+struct HasDeviceParams : std::false_type {};
+template <class Kernel>
+struct HasDeviceParams<Kernel, std::void_t<typename Kernel::device_params>> : std::true_type {};
+
 template <class Kernel, class ExecSpace, class T, class TC, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                  const Strided2D<TC>& c, Acc alpha, Acc beta) {
@@ -340,6 +379,12 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   f.tiles_m = static_cast<int>(tiles_m), f.tiles_n = static_cast<int>(tiles_n);
   if constexpr (Kernel::c_packet_capable) {
     f.c_packets = c.rs == 1 && c.cs % Kernel::kCV == 0 && aligned_to(c.data, Kernel::kCV);
+  }
+  std::optional<WorkspaceLease<ExecSpace>> params_lease;
+  if constexpr (HasDeviceParams<Kernel>::value) {
+    const typename Kernel::device_params host = f.make_device_params();
+    params_lease.emplace(lease_workspace(exec));
+    f.bind_device_params(params_lease->put(WorkSlot::kernel_params, &host, 1));
   }
   const int slices = gemm_k_slices<Kernel>(exec, c.rows, c.cols, a.cols);
   typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,

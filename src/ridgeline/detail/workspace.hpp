@@ -16,6 +16,7 @@
 // - set_workspace_limit() caps the bytes held by all instances together. A buffer that would pass
 //   the cap is not allocated (WorkspaceLimitExceeded), and the caller runs without it.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <limits>
@@ -24,14 +25,16 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <typeindex>
 #include <utility>
 #include <vector>
 
 namespace ridgeline::detail {
 
-enum class WorkSlot : int { a_copy = 0, b_copy = 1, partials = 2 };
-inline constexpr int kWorkSlots = 3;
+// kernel_params: a kernel's launch parameters that must live in device memory (device_params).
+enum class WorkSlot : int { a_copy = 0, b_copy = 1, partials = 2, kernel_params = 3 };
+inline constexpr int kWorkSlots = 4;
 
 class WorkspaceBase {
  public:
@@ -97,9 +100,32 @@ class Workspace final : public WorkspaceBase {
     }
     return reinterpret_cast<T*>(buf.data());
   }
-  void drop(WorkSlot slot) { free_buffer(bufs_[static_cast<int>(slot)]); }
+  // count Ts copied from host into slot (enqueued on exec, before what exec runs next); the device
+  // copy. A copy equal to the slot's last one is not made again: repeated calls on the same
+  // operands enqueue nothing here.
+  template <class T, class ExecSpace>
+  const T* put(const ExecSpace& exec, WorkSlot slot, const T* host, std::size_t count) {
+    static_assert(std::is_trivially_copyable_v<T>, "bytes copied as they are");
+    const std::size_t bytes = count * sizeof(T);
+    const int i = static_cast<int>(slot);
+    if (bufs_[i].extent(0) < bytes) shadow_[i].clear();
+    unsigned char* d = get<unsigned char>(exec, slot, bytes);
+    const auto* h = reinterpret_cast<const unsigned char*>(host);
+    if (shadow_[i].size() != bytes || !std::equal(h, h + bytes, shadow_[i].begin())) {
+      Kokkos::deep_copy(
+          exec, Kokkos::View<unsigned char*, MemSpace, Kokkos::MemoryUnmanaged>(d, bytes),
+          Kokkos::View<const unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h, bytes));
+      shadow_[i].assign(h, h + bytes);
+    }
+    return reinterpret_cast<const T*>(d);
+  }
+  void drop(WorkSlot slot) {
+    free_buffer(bufs_[static_cast<int>(slot)]);
+    shadow_[static_cast<int>(slot)].clear();
+  }
   void release() override {
     for (Buffer& b : bufs_) free_buffer(b);
+    for (auto& sh : shadow_) sh.clear();
   }
 
  private:
@@ -110,6 +136,7 @@ class Workspace final : public WorkspaceBase {
     b = Buffer();
   }
   Buffer bufs_[kWorkSlots];
+  std::vector<unsigned char> shadow_[kWorkSlots];  // what put() last copied into each slot
 };
 
 // Frees every cached buffer after waiting for the device; new calls allocate again.
@@ -162,6 +189,10 @@ class WorkspaceLease {
   template <class T>
   T* get(WorkSlot slot, std::size_t count) {
     return ws_->template get<T>(exec_, slot, count);
+  }
+  template <class T>
+  const T* put(WorkSlot slot, const T* host, std::size_t count) {
+    return ws_->template put<T>(exec_, slot, host, count);
   }
   void drop(WorkSlot slot) { ws_->drop(slot); }
 
