@@ -38,7 +38,8 @@ struct DmmaSm90MicroKernel {
   static constexpr int kWarpsM = Cfg::bm / WM, kWarpsN = Cfg::bn / WN;
   static_assert(WM % 16 == 0 && WN % 8 == 0 && Cfg::bm % WM == 0 && Cfg::bn % WN == 0,
                 "warp tiles are whole 16 x 8 instructions and tile the team tile");
-  static_assert(kWarpsM * kWarpsN * 32 == Cfg::team_size, "one warp per warp tile");
+  static_assert(kWarpsM * kWarpsN * 32 + detail::ProducerThreadsOf<Cfg>::value == Cfg::team_size,
+                "one warp per warp tile, after the producers");
   static_assert(BK % 16 == 0, "the K step is whole k16 instructions");
 
   static constexpr int kTM = 2 * kMmaM, kTN = 2 * kMmaN, kRowRun = 1;

@@ -191,8 +191,12 @@ struct GemmTilesHalfWgmma {
 // on 384 threads, the first warpgroup producing (one thread issues 3 boxes per K step when both
 // operands are k-contiguous, up to 6 when they are m- or n-contiguous) and two warpgroups of 64x256
 // multiplying; four stages of 48 KB, 194 KB of scratch with the mbarriers, one team per SM.
-// Prediction before the first run: 0.92-0.95 of cuBLAS on 8192^3 (from 0.80-0.82 with cp.async),
-// since the per-step wait, barrier and copy issue that held the tensor pipe at 60-67% are gone.
+// Predicted 0.92-0.95 of cuBLAS on 8192^3 (from 0.80-0.82 with cp.async), since the per-step wait,
+// barrier and copy issue that held the tensor pipe at 60-67% were gone; measured 0.965/0.956 (FP16/BF16
+// NN), TN 0.974, TT 0.965, NT 0.893/0.958 (perf/results/h200-2026-12-01-ec88549-README.md), above the
+// prediction: ncu puts the SM pipes at 86% (from 67%). Wgmma sweep 5 (-ec88549-wgmma-sweep.txt):
+// 1.20x the cp.async entry (GemmTilesHalfWgmma), three stages 0.977x, 256x128 with two 128x128
+// warpgroups 0.985-0.988x, 128x256 with two 128x128 warpgroups 0.994-1.003x.
 struct GemmTilesHalfWgmmaTma {
   static constexpr int bm = 128, bn = 256, bk = 64;
   static constexpr int warp_m = 64, warp_n = 256;          // a consumer warpgroup's tile
@@ -233,8 +237,8 @@ struct GemmTilesTf32Wgmma {
 
 // The TF32 entry's tiles staged by TMA with a producer warpgroup, as GemmTilesHalfWgmmaTma: 32 floats
 // (128 bytes) of K per step, one box per operand and step (TF32 operands are k-contiguous).
-// Prediction before the first run: TN 8192^3 0.92 of cuBLAS (from 0.82), NN a little less for its
-// copy of A.
+// Predicted TN 8192^3 0.92 of cuBLAS (from 0.82), NN a little less for its copy of A; measured TN
+// 0.996, NN 0.877 (perf/results/h200-2026-12-01-ec88549-README.md). Not swept: the FP16 entry's twin.
 struct GemmTilesTf32WgmmaTma {
   static constexpr int bm = 128, bn = 256, bk = 32;
   static constexpr int warp_m = 64, warp_n = 256;
@@ -276,6 +280,29 @@ struct GemmTilesHalfWgmmaNarrow {
   template <class T, class Acc>
   using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmmaNarrow, T, Acc>;
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
+  static constexpr bool matrix_unit = true;
+};
+
+// The narrow wgmma entry's tile on the TMA team kernel: a producer warpgroup and one 64x256 consumer
+// warpgroup (256 threads), four stages of 40 KB. Wgmma sweep 5 on 64x16384x16384
+// (perf/results/h200-2026-12-01-ec88549-wgmma-sweep.txt): 1.027x (FP16) and 1.024x (BF16) the
+// cp.async five-stage entry above; five TMA stages 1.019/1.025x, 64x128 tiles at two teams per SM
+// 1.019/1.012x, all inside the sweep's 3-5% noise; four stages keep the most scratch in reserve.
+struct GemmTilesHalfWgmmaNarrowTma {
+  static constexpr int bm = 64, bn = 256, bk = 64;
+  static constexpr int warp_m = 64, warp_n = 256;
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int producer_threads = 128;
+  static constexpr int team_size = 256, vector_length = 1, stages = 4, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool tma_boxes = true;
+  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+  using team_kernel = GemmTeamTmaSm90a<E, GemmTilesHalfWgmmaNarrowTma, T, Acc, MK, kAFastM, kBFastN, TC>;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmmaNarrowTma, T, Acc>;
+  static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
+  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
   static constexpr bool matrix_unit = true;
 };
 
@@ -363,9 +390,9 @@ struct Tiles {
   // TF32 only where the build has wgmma (void: Math::allow_tf32 computes in exact FP32).
   using gemm_tf32 = std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>;
   template <class T>
-  using gemm_packets_narrow =
-      by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow,
-              std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaNarrow, GemmTilesHalfMmaNarrow>>;
+  using gemm_packets_narrow = by_size<
+      T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow,
+      std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaNarrowTma, GemmTilesHalfMmaNarrow>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

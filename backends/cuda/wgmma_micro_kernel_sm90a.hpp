@@ -43,6 +43,7 @@
 #include <ridgeline/backends/cuda/async_copy_sm80.hpp>
 #include <ridgeline/backends/cuda/wgmma_sm90a.hpp>
 #include <ridgeline/detail/compat.hpp>
+#include <ridgeline/detail/micro_tile.hpp>
 #include <ridgeline/half.hpp>
 #include <type_traits>
 
@@ -85,13 +86,6 @@ template <class Cfg, class = void>
 struct TmaBoxesOf : std::false_type {};
 template <class Cfg>
 struct TmaBoxesOf<Cfg, std::void_t<decltype(Cfg::tma_boxes)>> : std::bool_constant<Cfg::tma_boxes> {};
-// An entry's producer_threads (default 0): team ranks that only stage, before the warpgroups that
-// multiply.
-template <class Cfg, class = void>
-struct ProducerThreadsOf : std::integral_constant<int, 0> {};
-template <class Cfg>
-struct ProducerThreadsOf<Cfg, std::void_t<decltype(Cfg::producer_threads)>>
-    : std::integral_constant<int, Cfg::producer_threads> {};
 
 // One operand's staged tile in a wgmma layout L: kRows x kK elements.
 template <class L, int kRows, int kK>
@@ -121,7 +115,7 @@ struct WgmmaSm90aMicroKernel {
   static constexpr int kGroupsM = Cfg::bm / WM, kGroupsN = Cfg::bn / WN;
   static_assert(WM % 64 == 0 && (WN == 64 || WN == 128 || WN == 256), "m64n{64,128,256}k16 instructions");
   static_assert(Cfg::bm % WM == 0 && Cfg::bn % WN == 0, "warpgroup tiles tile the team tile");
-  static_assert(kGroupsM * kGroupsN * 128 + ProducerThreadsOf<Cfg>::value == Cfg::team_size,
+  static_assert(kGroupsM * kGroupsN * 128 + detail::ProducerThreadsOf<Cfg>::value == Cfg::team_size,
                 "one warpgroup per warpgroup tile, after the producers");
   static_assert(BK * kElemBytes % 128 == 0 || BK * kElemBytes == 64,
                 "K-major staging swizzles 128-byte K columns, or one 64-byte column");

@@ -117,6 +117,15 @@ struct EntryMicroKernel<Cfg, T, Acc, Default, std::void_t<typename Cfg::template
   using type = typename Cfg::template micro_kernel<T, Acc>;
 };
 
+// An entry's producer_threads (default 0): team ranks that only stage operand tiles (a producer-warp
+// team kernel), before the ranks that multiply. A warp-level micro-kernel's owner() counts only the
+// latter (the team kernel passes rank - producer_threads), and its warps fill team_size minus these.
+template <class Cfg, class = void>
+struct ProducerThreadsOf : std::integral_constant<int, 0> {};
+template <class Cfg>
+struct ProducerThreadsOf<Cfg, std::void_t<decltype(Cfg::producer_threads)>>
+    : std::integral_constant<int, Cfg::producer_threads> {};
+
 // The micro-kernel's name for reports: the entry's `micro_kernel_name` where it names one.
 template <class Cfg, class = void>
 struct EntryMicroKernelName {
