@@ -438,19 +438,39 @@ TEST(Gemm, PeeledProductMatchesReference) {
   }
 }
 
-// The decision: peel only thin remainders, and only when their tiles would start another wave.
+// The decision: peel where the bulk and then the remainders (split-K) beat the whole product's waves
+// by 2% in the wave model.
 TEST(Gemm, PeelingDecision) {
-  const auto plan = detail::plan_peel(4097, 4097, 128, 128, 264);  // 1089 tiles: 5 waves, 1024: 4
+  // 128 x 128 tiles, K steps of 16, 264 team slots, K = M.
+  const auto peel = [](std::int64_t m, std::int64_t n, std::int64_t slots) {
+    return detail::plan_peel(m, n, m, 128, 128, 16, slots);
+  };
+  const auto plan = peel(4097, 4097, 264);  // 1089 tiles: 5 waves; 1024: 4, + 2 x 1/8 for the edges
   EXPECT_EQ(plan.m0, 4096);
   EXPECT_EQ(plan.n0, 4096);
-  EXPECT_EQ(detail::plan_peel(4100, 4097, 128, 128, 264).n0, 4096);  // 4 spare rows, 1 column
-  EXPECT_EQ(detail::plan_peel(4097, 4096, 128, 128, 264).m0, 0);     // 1056 tiles: 4 waves either way
-  EXPECT_EQ(detail::plan_peel(4096, 4096, 128, 128, 264).m0, 0);     // nothing to peel
-  EXPECT_EQ(detail::plan_peel(4097, 4097, 128, 128, 0).m0, 0);       // device unknown
-  EXPECT_EQ(detail::plan_peel(4160, 4097, 128, 128, 264).m0, 0);     // 64 spare rows: not thin
-  EXPECT_EQ(detail::plan_peel(2049, 2049, 128, 128, 300).m0, 0);     // 289 tiles: one wave anyway
-  EXPECT_EQ(detail::plan_peel(2049, 2049, 128, 128, 264).m0, 2048);
-  EXPECT_EQ(detail::plan_peel(4097, 4097, 128, 128, 273).m0, 0);  // 1089 tiles: 4 waves either way
+  EXPECT_EQ(peel(4100, 4097, 264).n0, 4096);  // 4 spare rows, 1 column
+  EXPECT_EQ(peel(4097, 4096, 264).m0, 0);     // 1056 tiles: 4 waves; 1024 + an edge: 4.125
+  EXPECT_EQ(peel(4096, 4096, 264).m0, 0);     // no remainder, and one tile row fewer still takes 4
+  EXPECT_EQ(peel(4097, 4097, 0).m0, 0);       // device unknown
+  EXPECT_EQ(peel(4160, 4097, 264).m0, 4096);  // 64 spare rows split K: 4.25 waves against 5
+  EXPECT_EQ(peel(2049, 2049, 300).m0, 0);     // 289 tiles: one wave anyway
+  // 289 tiles: 2 waves; a 15 x 15 bulk splits K 7 ways (0.86 waves) and the edges take 0.27, which
+  // beats 16 x 16 (1 + 0.25).
+  EXPECT_EQ(peel(2049, 2049, 264).m0, 1920);
+  EXPECT_EQ(peel(2049, 2049, 264).n0, 1920);
+  EXPECT_EQ(peel(4097, 4097, 273).m0, 0);  // 1089 tiles: 4 waves either way
+  // A tile count that quantizes badly, with no remainder to blame: DGEMM 2500^3 on 128 x 64 tiles,
+  // 800 tiles over 264 slots (4 waves for 3.03); 19 x 39 tiles run in 3, the remainders in 0.28.
+  const auto d = detail::plan_peel(2500, 2500, 2500, 128, 64, 16, 264);
+  EXPECT_EQ(d.m0, 2432);
+  EXPECT_EQ(d.n0, 2496);
+  // And one tile column fewer: 8192^3 on 128 x 64 is 8192 tiles, 31.03 waves run as 32; 64 x 127
+  // tiles take 31 and the last column a quarter wave, split K four ways (2.3%).
+  const auto e = detail::plan_peel(8192, 8192, 8192, 128, 64, 16, 264);
+  EXPECT_EQ(e.m0, 8192);
+  EXPECT_EQ(e.n0, 8128);
+  // K too short to split (16384 x 16384 x 64): the remainder column would cost a whole wave.
+  EXPECT_EQ(detail::plan_peel(16384, 16384, 64, 128, 128, 16, 264).m0, 0);
   // Through the public query: 4097^3 with odd leading dimensions, on this backend.
   using L = Kokkos::LayoutLeft;
   const Kokkos::View<float**, L, Mem> A(static_cast<float*>(nullptr), 4097, 4097);  // never read
@@ -459,7 +479,7 @@ TEST(Gemm, PeelingDecision) {
     EXPECT_EQ(t.staging, "packets (operands copied aligned)");
   }
   const auto expect =
-      detail::plan_peel(4097, 4097, t.bm, t.bn,
+      detail::plan_peel(4097, 4097, 4097, t.bm, t.bn, t.bk,
                         std::int64_t(detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec())) *
                             detail::GemmPacketCfg<Exec, float>::min_blocks);
   if (t.staging != "elements") EXPECT_EQ(t.peel_m, expect.m0);

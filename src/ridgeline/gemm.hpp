@@ -198,7 +198,7 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
   if (packets && !detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
     // The copies keep the shape, so the peeling decision is the same one on aligned operands.
     const detail::PeelPlan peel = detail::plan_peel(
-        a.rows, b.cols, t.bm, t.bn,
+        a.rows, b.cols, a.cols, t.bm, t.bn, t.bk,
         std::int64_t(detail::ComputeUnits<detail::Backend<ExecSpace, T>, ExecSpace>::of(exec)) *
             detail::GemmPacketCfg<ExecSpace, T>::min_blocks);
     t.peel_m = peel.m0, t.peel_n = peel.n0;

@@ -543,25 +543,47 @@ Strided2D<const T> pack_aligned(const ExecSpace& exec, const Strided2D<const T>&
   return Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1};
 }
 
-// ---- peeling thin M / N remainders off the packet entry ------------------------------------------
+// ---- peeling M / N remainders off the packet entry -----------------------------------------------
 // A remainder of a few rows or columns still costs its tiles a full K loop. Where those tiles start
 // one more wave (4097^3 on the H200: 33 x 33 = 1089 tiles of 128 x 128 over 264 team slots, five
-// waves; 32 x 32 = 1024 fit in four), the bulk of C runs alone and the thin remainders run after it as
-// their own products, which pick their own entries and split K.
+// waves; 32 x 32 = 1024 fit in four), the bulk of C runs alone and the remainders run after it as
+// their own products, which pick their own entries and split K. The same cut pays where the tile
+// count itself quantizes badly: DGEMM 2500^3 is 800 tiles of 128 x 64 over 264 slots, 3.03 waves run as
+// four; its bulk of 19 x 39 tiles runs in three, and the 59 remainder tiles split K across the device.
 struct PeelPlan {
   std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
 };
 
-// resident: the team slots of the device (0: unknown, no peeling).
-inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, int bm, int bn, std::int64_t resident) {
-  const std::int64_t m0 = m / bm * bm, n0 = n / bn * bn;
-  const std::int64_t rm = m - m0, rn = n - n0;
-  if (resident <= 0 || m0 == 0 || n0 == 0 || (rm == 0 && rn == 0)) return {};
-  if (8 * rm > bm || 8 * rn > bn) return {};  // thicker remainders do enough work in their tiles
-  const std::int64_t full = ((m + bm - 1) / bm) * ((n + bn - 1) / bn), bulk = (m0 / bm) * (n0 / bn);
-  if (full < resident) return {};  // one partial wave either way (split-K territory)
-  if ((full + resident - 1) / resident <= (bulk + resident - 1) / resident) return {};
-  return {m0, n0};
+// The time of `tiles` tiles of a k-deep product run alone, in waves of full-depth tiles over
+// `resident` team slots, with the split-K choose_k_slices would make.
+inline double tiles_cost(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident) {
+  if (tiles <= 0) return 0.0;
+  const int s = choose_k_slices(tiles, k, bk, resident);
+  return double((tiles * s + resident - 1) / resident) / s;
+}
+
+// The bulk to run alone, if any: among the cuts that keep all whole tile rows and columns, or one
+// fewer of each, the one whose wave-model time (the bulk's waves, then each remainder's) is least,
+// if it beats the unpeeled product by 2% (each remainder adds a launch, and split-K partials).
+// resident: the team slots of the device (0: unknown, no peeling); k and bk: the depth and the
+// entry's K step, for the remainders' split.
+inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, std::int64_t k, int bm, int bn, int bk,
+                          std::int64_t resident) {
+  const std::int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, full = tiles_m * tiles_n;
+  if (resident <= 0 || full < resident) return {};  // one partial wave either way (split-K territory)
+  PeelPlan best;
+  double best_cost = 0.98 * double((full + resident - 1) / resident);
+  for (std::int64_t fm = m / bm; fm > 0 && fm + 1 >= m / bm; --fm) {
+    for (std::int64_t fn = n / bn; fn > 0 && fn + 1 >= n / bn; --fn) {
+      const std::int64_t m0 = fm * bm, n0 = fn * bn;
+      if (m0 == m && n0 == n) continue;
+      const double cost = tiles_cost(fm * fn, k, bk, resident) +
+                          tiles_cost((tiles_m - fm) * tiles_n, k, bk, resident) +  // rows below, full width
+                          tiles_cost(fm * (tiles_n - fn), k, bk, resident);  // columns right of the bulk
+      if (cost < best_cost) best = {m0, n0}, best_cost = cost;
+    }
+  }
+  return best;
 }
 
 template <class ExecSpace, class T>
@@ -573,7 +595,7 @@ PeelPlan gemm_peel_plan(const ExecSpace& exec, const Strided2D<const T>& a, cons
   } else {
     if (!gemm_uses_packets<ExecSpace, T>(a, b) || gemm_uses_narrow<ExecSpace, T>(a.rows)) return {};
     using Be = Backend<ExecSpace, T>;
-    return plan_peel(a.rows, b.cols, Cfg::bm, Cfg::bn,
+    return plan_peel(a.rows, b.cols, a.cols, Cfg::bm, Cfg::bn, Cfg::bk,
                      std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
   }
 }
