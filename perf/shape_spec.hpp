@@ -172,7 +172,7 @@ inline ShapeSpec parse_shape(const std::string& text) {
 // the 0.8x-OpenBLAS target; h200 is the GPU sweep (4097 catches remainder tiles, the two skinny
 // shapes catch K-small and M-small dispatch); h200-half is the 16-bit and TF32 sweep of issue 12.
 inline std::vector<std::string> preset_names() {
-  return {"quick-host", "host-2048", "h200", "h200-half"};
+  return {"quick-host", "host-2048", "h200", "h200-half", "cliffs"};
 }
 
 inline std::string preset_list(const std::string& name) {
@@ -196,6 +196,33 @@ inline std::string preset_list(const std::string& name) {
            "gemm:NN:64x16384x16384:fp16,gemm:NN:64x16384x16384:bf16,"
            "gemv:N:16384x16384:fp16,gemv:T:16384x16384:fp16,gemv:N:16384x16384:bf16,gemv:T:16384x16384:bf16,"
            "gemm:NN:8192x8192x8192:tf32,gemm:TN:8192x8192x8192:tf32";
+  // Issue 13's shape matrix: the classes where a table tuned on large squares meets its cliffs, in
+  // fp32 and fp64 (46 shapes). Leading dimensions are the stored rows, so the odd extents are also
+  // the odd leading dimensions.
+  if (name == "cliffs")
+    return
+        // small squares: launch latency, too few tiles; 512 in every transpose pair
+        "gemm:NN:64x64x64:fp32,gemm:NN:128x128x128:fp32,gemm:NN:256x256x256:fp32,gemm:NN:512x512x512:fp32,"
+        "gemm:NT:512x512x512:fp32,gemm:TN:512x512x512:fp32,gemm:TT:512x512x512:fp32,gemm:NN:1024x1024x1024:"
+        "fp32,"
+        "gemm:NN:256x256x256:fp64,gemm:NN:512x512x512:fp64,gemm:NN:1024x1024x1024:fp64,"
+        // skinny N (multiple right-hand sides) and skinny M: memory-bound, A read once
+        "gemm:NN:16384x2x16384:fp32,gemm:NN:16384x8x16384:fp32,gemm:NN:16384x16x16384:fp32,"
+        "gemm:NN:16384x32x16384:fp32,gemm:TN:16384x16x16384:fp32,gemm:NN:16384x8x16384:fp64,"
+        "gemm:NN:16384x64x16384:fp64,gemm:NN:8x16384x16384:fp32,"
+        // skinny K
+        "gemm:NN:4096x4096x16:fp32,gemm:NN:4096x4096x64:fp32,gemm:NN:8192x8192x128:fp32,"
+        "gemm:NN:8192x8192x256:fp32,gemm:NN:4096x4096x64:fp64,gemm:NN:8192x8192x256:fp64,"
+        // wide and tall GEMV
+        "gemv:N:1000x100000:fp32,gemv:T:1000x100000:fp32,gemv:N:100000x1000:fp32,gemv:T:100000x1000:fp32,"
+        "gemv:N:1000x100000:fp64,gemv:T:1000x100000:fp64,gemv:N:100000x1000:fp64,"
+        // irregular: primes, near powers of two, odd leading dimensions
+        "gemm:NN:3001x2999x1501:fp32,gemm:TN:3001x2999x1501:fp64,gemm:TN:6144x6144x6144:fp32,"
+        "gemm:NN:4095x4095x4095:fp32,gemm:NN:4099x4099x4099:fp64,gemm:NN:1021x1031x1033:fp32,"
+        "gemm:NN:2039x2053x2063:fp64,gemm:NN:8191x8191x8191:fp32,"
+        // tile counts whose last wave is nearly empty
+        "gemm:NN:2500x2500x2500:fp64,gemm:NN:4224x4224x4224:fp32,gemm:NN:2176x2176x2176:fp32,"
+        "gemm:NN:2624x2624x2624:fp64,gemm:NN:5000x5000x2000:fp32,gemm:NT:5000x5000x2000:fp64";
   return "";
 }
 

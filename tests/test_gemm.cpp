@@ -547,6 +547,10 @@ TEST(GemmMath, AllowTf32EveryOrientation) {
   for (const char* t : {"NN", "NT", "TT"}) tf32_case<L, L>(t[0], t[1], 130, 257, 516, -0.4, seed += 3, true);
   for (const char* t : {"NN", "NT", "TN", "TT"})
     tf32_case<L, R>(t[0], t[1], 71, 90, 515, 0.5, seed += 3, true);
+  // Copies that read 16-byte packets (the m- or n-contiguous operand's leading dimension a multiple
+  // of 4), with M, N and K tails inside the last 64 x 64 block of the copy.
+  tf32_case<L, L>('N', 'N', 132, 260, 516, 0.3, seed += 3, true);
+  tf32_case<L, L>('T', 'T', 100, 132, 516, 0.0, seed += 3, true);
   // General strides; one partial tile and one partial K step.
   tf32_case<Kokkos::LayoutStride, L>('N', 'T', 70, 40, 33, 0.5, seed += 3, true);
   tf32_case<L, L>('N', 'N', 9, 20, 5, 0.0, seed += 3, true);

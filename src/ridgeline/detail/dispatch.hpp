@@ -688,49 +688,99 @@ void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, co
 // Copies x (lines x depth, element (l, p) at l * ls + p * ps) into d with p contiguous: line l at
 // l * ld, ld = depth rounded up to 16 bytes, the padding zero. Through 64 x 64 blocks in scratch, so
 // that both the reads (along whichever index is contiguous in x) and the writes are coalesced:
-// copying op(A) of an NN product line by line would read 4 bytes out of every 32-byte sector. Each
-// thread loads its 16 elements into registers before storing any, so 16 loads per thread are in flight:
-// the 32 x 32 version with 4 per thread moved 8192^2 floats at about 1.7 TB/s (0.32 ms of the TF32 NN
-// 8192^3 call's 3.06 at ec88549, h200-2026-12-01-ec88549-README.md).
+// copying op(A) of an NN product line by line would read 4 bytes out of every 32-byte sector. Reads
+// and writes move 16-byte packets where x's and d's lines allow it (element by element otherwise),
+// all of a thread's reads issued before its first store. The 32 x 32 element-by-element version moved
+// 8192^2 floats at about 1.7 TB/s (0.32 ms of the TF32 NN 8192^3 call's 3.06 at ec88549), and 16
+// element loads in flight per thread only took that to 1.8 (2266cfa).
 template <class ExecSpace, class T>
 void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines, std::int64_t depth,
                            std::int64_t ls, std::int64_t ps, std::int64_t ld, T* d) {
-  constexpr int B = 64, kRows = 4, kPer = B / kRows;  // a 64 x 64 block per team of 64 x 4 threads
+  constexpr int B = 64, kThreads = 256;                                           // a 64 x 64 block per team
+  constexpr int kW = int(16 / sizeof(T));                                         // elements per packet
+  constexpr int kLanes = B / kW, kRows = kThreads / kLanes, kPasses = B / kRows;  // packet staging
+  constexpr int kTx = B, kTy = kThreads / B, kPer = B / kTy;                      // element staging
   const std::int64_t bl = (lines + B - 1) / B, bp = (ld + B - 1) / B;
   require_int_range(bl * bp, "blocks of the K-contiguous copy", "gemm");
   // Four teams per SM at most 64 registers per thread: without the bound the unrolled 64-bit index
   // math took 168 and left one team per SM.
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<B * kRows, 4>>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<kThreads, 4>>;
   using Scratch = Kokkos::View<T[B][B + 1], typename ExecSpace::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  Policy policy(exec, static_cast<int>(bl * bp), B * kRows);
+  using P = Packet<kW, T>;
+  Policy policy(exec, static_cast<int>(bl * bp), kThreads);
   policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size()));
-  const bool lines_fast = ls == 1;  // read along l (the transposing case) or along p
+  const bool lines_fast = ls == 1;  // x is contiguous along l (the transposing case) or along p
+  // Packets of x: unit stride along its contiguous index, the other stride and the origin aligned.
+  const bool vec_read =
+      (lines_fast ? ps : (ps == 1 ? ls : 1)) % kW == 0 && (lines_fast || ps == 1) && aligned_to(x, kW);
+  const bool vec_write = ld % kW == 0 && aligned_to(d, kW);
   Kokkos::parallel_for(
       "ridgeline::gemm K-contiguous copy", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
         Scratch tile(team.team_scratch(0));  // (p, l) of the block
         const std::int64_t l0 = (team.league_rank() / bp) * B, p0 = (team.league_rank() % bp) * B;
-        const int tx = team.team_rank() % B, ty = team.team_rank() / B;
-        // Lanes walk the contiguous index of x: l when lines_fast, else p; i steps the other one.
-        const std::int64_t lt = l0 + (lines_fast ? tx : ty), pt = p0 + (lines_fast ? ty : tx);
-        const std::int64_t step = kRows * (lines_fast ? ps : ls);
-        const T* src = x + lt * ls + pt * ps;
-        const std::int64_t left = lines_fast ? depth - pt : lines - lt;  // rows of i inside x
-        const bool lane_in = lines_fast ? lt < lines : pt < depth;
-        T v[kPer];
-        RIDGELINE_UNROLL
-        for (int i = 0; i < kPer; ++i) v[i] = lane_in && i * kRows < left ? src[i * step] : T(0);
-        RIDGELINE_UNROLL
-        for (int i = 0; i < kPer; ++i) {
-          const int r = ty + i * kRows;
-          tile(lines_fast ? r : tx, lines_fast ? tx : r) = v[i];
+        const int t = team.team_rank();
+        if (vec_read) {
+          // Packet f (kW elements along x's contiguous index) of slow line s = row + pass * kRows.
+          const int f = (t % kLanes) * kW, row = t / kLanes;
+          const std::int64_t fast0 = (lines_fast ? l0 : p0) + f, slow0 = (lines_fast ? p0 : l0) + row;
+          const std::int64_t fast_n = lines_fast ? lines : depth, slow_n = lines_fast ? depth : lines;
+          const std::int64_t ss = lines_fast ? ps : ls;  // the slow stride
+          P v[kPasses];
+          RIDGELINE_UNROLL
+          for (int i = 0; i < kPasses; ++i) {
+            const std::int64_t sl = slow0 + i * kRows;
+            const T* q = x + sl * ss + fast0;
+            if (sl < slow_n && fast0 + kW <= fast_n) {
+              v[i] = load_packet<kW>(q);
+            } else {
+              for (int e = 0; e < kW; ++e) v[i].v[e] = sl < slow_n && fast0 + e < fast_n ? q[e] : T(0);
+            }
+          }
+          RIDGELINE_UNROLL
+          for (int i = 0; i < kPasses; ++i) {
+            const int r = row + i * kRows;
+            for (int e = 0; e < kW; ++e) tile(lines_fast ? r : f + e, lines_fast ? f + e : r) = v[i].v[e];
+          }
+        } else {
+          // Element by element: lanes walk x's contiguous index (l when lines_fast, else p).
+          const int tx = t % kTx, ty = t / kTx;
+          const std::int64_t lt = l0 + (lines_fast ? tx : ty), pt = p0 + (lines_fast ? ty : tx);
+          const std::int64_t step = kTy * (lines_fast ? ps : ls);
+          const T* src = x + lt * ls + pt * ps;
+          const std::int64_t left = lines_fast ? depth - pt : lines - lt;  // rows of i inside x
+          const bool lane_in = lines_fast ? lt < lines : pt < depth;
+          T v[kPer];
+          RIDGELINE_UNROLL
+          for (int i = 0; i < kPer; ++i) v[i] = lane_in && i * kTy < left ? src[i * step] : T(0);
+          RIDGELINE_UNROLL
+          for (int i = 0; i < kPer; ++i) {
+            const int r = ty + i * kTy;
+            tile(lines_fast ? r : tx, lines_fast ? tx : r) = v[i];
+          }
         }
         team.team_barrier();
-        RIDGELINE_UNROLL
-        for (int i = 0; i < kPer; ++i) {
-          const int r = ty + i * kRows;
-          const std::int64_t l = l0 + r, p = p0 + tx;
-          if (l < lines && p < ld) d[l * ld + p] = tile(tx, r);
+        if (vec_write) {
+          const int f = (t % kLanes) * kW, row = t / kLanes;
+          const std::int64_t p = p0 + f;
+          RIDGELINE_UNROLL
+          for (int i = 0; i < kPasses; ++i) {
+            const int r = row + i * kRows;
+            const std::int64_t l = l0 + r;
+            if (l < lines && p < ld) {  // p and ld are whole packets
+              P v;
+              for (int e = 0; e < kW; ++e) v.v[e] = tile(f + e, r);
+              *reinterpret_cast<P*>(d + l * ld + p) = v;
+            }
+          }
+        } else {
+          const int tx = t % kTx, ty = t / kTx;
+          RIDGELINE_UNROLL
+          for (int i = 0; i < kPer; ++i) {
+            const int r = ty + i * kTy;
+            const std::int64_t l = l0 + r, p = p0 + tx;
+            if (l < lines && p < ld) d[l * ld + p] = tile(tx, r);
+          }
         }
       });
 }
