@@ -20,6 +20,8 @@
 #
 # Knobs (environment): SHAPES (default h200; h200-half for the fp16/bf16/tf32 rows), PERF_ARGS (extra ridgeline-perf/cublas arguments),
 # CUDA_ARCH (default sm_90), SANITIZER_FILTER (gtest filter for the sanitizer runs, default '*'),
+# SANITIZER_STEP_S (the most seconds one sanitizer run may take, default 100; racecheck of the full
+# reduced test_gemm_cuda needs about 150, so a record with RIDGELINE_GPU_BUDGET_S near 570 passes 160),
 # RIDGELINE_GIT_SHA (overrides the sha baked into ridgeline-perf).
 set -uo pipefail
 
@@ -30,6 +32,7 @@ arch=${CUDA_ARCH:-sm_90}
 san_filter=${SANITIZER_FILTER:-*}
 budget=${RIDGELINE_GPU_BUDGET_S:-450}
 perf_args=${PERF_ARGS:-}
+san_step=${SANITIZER_STEP_S:-100}
 
 start=$(date +%s)
 mkdir -p "$out"
@@ -162,7 +165,7 @@ for tool in memcheck racecheck; do
       say "$(printf '%-34s %s' "$tool:$name" "SKIPPED (budget)")"
       continue
     fi
-    run "$tool:$name" "$(step_limit 100)" "$sanitizer" --tool "$tool" --error-exitcode 3 \
+    run "$tool:$name" "$(step_limit "$san_step")" "$sanitizer" --tool "$tool" --error-exitcode 3 \
       "$t" --gtest_color=no --gtest_filter="$san_filter"
     rc=$?
     grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/$tool:$name.log" | tail -n 1 | sed 's/^/    /' |
