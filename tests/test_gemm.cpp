@@ -633,6 +633,44 @@ TEST(Gemm, WorkspaceReleaseAndReuse) {
   EXPECT_GT(ridgeline::workspace_bytes(), 0u);
 }
 
+// Workspace::put, which holds the TMA kernels' tensor maps: the device copy always holds the bytes last
+// put, whether they changed (copied again), repeated (no copy: the same buffer), grew (a new buffer) or
+// were put after release_workspace freed everything.
+TEST(Gemm, WorkspacePutKeepsTheLastBytes) {
+  const auto device_bytes = [](const unsigned char* p, std::size_t n) {
+    std::vector<unsigned char> h(n);
+    Kokkos::deep_copy(Kokkos::View<unsigned char*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(h.data(), n),
+                      Kokkos::View<const unsigned char*, Mem, Kokkos::MemoryUnmanaged>(p, n));
+    return h;
+  };
+  std::vector<unsigned char> a(256), b(512);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<unsigned char>(7 * i + 1);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<unsigned char>(255 - 3 * i);
+  const auto slot = detail::WorkSlot::kernel_params;
+  ridgeline::release_workspace();
+  {
+    auto lease = detail::lease_workspace(Exec());
+    const unsigned char* p = lease.put(slot, a.data(), a.size());
+    EXPECT_EQ(device_bytes(p, a.size()), a);
+    a[3] ^= 0xff;
+    a[255] ^= 0x0f;
+    p = lease.put(slot, a.data(), a.size());
+    EXPECT_EQ(device_bytes(p, a.size()), a);
+    const unsigned char* q = lease.put(slot, a.data(), a.size());
+    EXPECT_EQ(q, p);
+    EXPECT_EQ(device_bytes(q, a.size()), a);
+    p = lease.put(slot, b.data(), b.size());
+    EXPECT_EQ(device_bytes(p, b.size()), b);
+  }
+  ridgeline::release_workspace();
+  {
+    auto lease = detail::lease_workspace(Exec());
+    const unsigned char* p = lease.put(slot, b.data(), b.size());
+    EXPECT_EQ(device_bytes(p, b.size()), b);
+  }
+  ridgeline::release_workspace();
+}
+
 // A cap on the workspace. Restores the caller's cap, also when an assertion fails.
 struct WorkspaceLimitScope {
   std::size_t saved = ridgeline::workspace_limit();
