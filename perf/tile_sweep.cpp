@@ -359,17 +359,8 @@ struct Wgmma {
 
 // The same on the TMA team kernel: a producer warpgroup before the (bm / wm) x (bn / wn) consumers.
 template <int kBm, int kBn, int kWm, int kWn, int kStages, int kMinBlocks>
-struct WgmmaTma {
-  static constexpr int bm = kBm, bn = kBn, bk = 64, warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
-  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0, producer_threads = 128;
-  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128 + 128, vector_length = 1, stages = kStages;
-  static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
-  static constexpr bool tma_boxes = true;
-  template <class E, class T, class Acc, class MK, bool kA, bool kB, class TC>
-  using team_kernel = ridgeline::backends::cuda::GemmTeamTmaSm90a<E, WgmmaTma, T, Acc, MK, kA, kB, TC>;
-  template <class T, class Acc>
-  using micro_kernel = ridgeline::backends::cuda::WgmmaSm90aMicroKernel<WgmmaTma, T, Acc>;
-};
+struct WgmmaTma : ridgeline::backends::cuda::WgmmaTmaEntry<WgmmaTma<kBm, kBn, kWm, kWn, kStages, kMinBlocks>,
+                                                           kBm, kBn, 64, kWm, kWn, kStages, kMinBlocks> {};
 
 template <class T>
 void sweep_gemm_wgmma(int n, int reps, const char* dtype) {

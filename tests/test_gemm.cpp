@@ -1098,19 +1098,8 @@ TEST(GemmWgmma, ProductsFirstHalf) {
 // The same shapes and orientations: MN-major operands land as 64-row boxes, K-major ones as
 // 128-byte columns; 130x200x300 runs five K steps through two and three stages.
 template <int kBm, int kBn, int kWm, int kWn, int kStages>
-struct WgmmaTmaTiles {
-  static constexpr int bm = kBm, bn = kBn, bk = 64;
-  static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 32, tn = kWn / 4;
-  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
-  static constexpr int producer_threads = 128;
-  static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 128 + 128, vector_length = 1;
-  static constexpr int stages = kStages, min_blocks = 1, scratch_level = 0, group_m = 2;
-  static constexpr bool tma_boxes = true;
-  template <class E, class T, class Acc, class MK, bool kA, bool kB, class TC>
-  using team_kernel = backends::cuda::GemmTeamTmaSm90a<E, WgmmaTmaTiles, T, Acc, MK, kA, kB, TC>;
-  template <class T, class Acc>
-  using micro_kernel = backends::cuda::WgmmaSm90aMicroKernel<WgmmaTmaTiles, T, Acc>;
-};
+struct WgmmaTmaTiles : backends::cuda::WgmmaTmaEntry<WgmmaTmaTiles<kBm, kBn, kWm, kWn, kStages>, kBm, kBn, 64,
+                                                     kWm, kWn, kStages, 1, 2> {};
 TEST(GemmWgmmaTma, OneConsumerHalfToFloat) {
   run_wgmma_tiles_all<WgmmaTmaTiles<64, 64, 64, 64, 3>, half_t, float>();
 }

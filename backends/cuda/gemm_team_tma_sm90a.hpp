@@ -68,7 +68,8 @@ struct GemmTeamTmaSm90a
   // Element (m, k) of As and (n, k) of Bs, as the tensor core reads them.
   using LayoutA = typename MK::template staged_layout<BM, BK, kAFastM>;
   using LayoutB = typename MK::template staged_layout<BN, BK, kBFastN>;
-  static_assert(LayoutA::alignment == 1024 && LayoutB::alignment == 1024, "TMA's 128-byte swizzle");
+  static constexpr int kAlign = LayoutA::alignment;  // bytes, of every stage buffer
+  static_assert(kAlign == 1024 && LayoutB::alignment == kAlign, "TMA's 128-byte swizzle");
 
   // One operand's TMA boxes per stage: kRows x BK elements, rows contiguous (kMN) or k contiguous.
   template <int kRows, bool kMN>
@@ -99,7 +100,8 @@ struct GemmTeamTmaSm90a
   const TmaGemmParams* params = nullptr;  // device memory (launch_gemm)
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
-    return sizeof(T) * std::size_t(kStages) * (kElemsA + kElemsB) + 2 * 1024 + 16 * std::size_t(kStages) + 8;
+    return sizeof(T) * std::size_t(kStages) * (kElemsA + kElemsB) + 2 * std::size_t(kAlign) +
+           16 * std::size_t(kStages) + 8;
   }
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -126,9 +128,9 @@ struct GemmTeamTmaSm90a
                                                                        k_slices, k_chunk, a.cols);
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     // kStages x (BM x BK) in LayoutA
-    T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * kElemsA, 1024));
+    T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * kElemsA, kAlign));
     // kStages x (BN x BK) in LayoutB
-    T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * kElemsB, 1024));
+    T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * kElemsB, kAlign));
     // full[kStages] (the producer's, armed with the stage's bytes), then empty[kStages] (the
     // consumer warps' releases)
     auto* bars = static_cast<std::uint64_t*>(scratch.get_shmem_aligned(16 * kStages, 8));

@@ -186,6 +186,29 @@ struct GemmTilesHalfWgmma {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
   static constexpr bool matrix_unit = true;
 };
+// What every TMA wgmma entry shares (gemm_team_tma_sm90a.hpp): a producer warpgroup before
+// (bm / warp_m) x (bn / warp_n) consumer warpgroups, so the team size follows from the tiles; the
+// swizzled layouts need no padding. Self is the entry, which its team kernel and micro-kernel name.
+template <class Self, int kBm, int kBn, int kBk, int kWarpM, int kWarpN, int kStages, int kMinBlocks = 1,
+          int kGroupM = 8>
+struct WgmmaTmaEntry {
+  static constexpr int bm = kBm, bn = kBn, bk = kBk;
+  static constexpr int warp_m = kWarpM, warp_n = kWarpN;   // a consumer warpgroup's tile
+  static constexpr int tm = warp_m / 32, tn = warp_n / 4;  // accumulators per consumer thread
+  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
+  static constexpr int producer_threads = 128;
+  static constexpr int team_size = (bm / warp_m) * (bn / warp_n) * 128 + producer_threads;
+  static constexpr int vector_length = 1, stages = kStages, min_blocks = kMinBlocks;
+  static constexpr int scratch_level = 0, group_m = kGroupM;
+  static constexpr bool tma_boxes = true;
+  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+  using team_kernel = GemmTeamTmaSm90a<E, Self, T, Acc, MK, kAFastM, kBFastN, TC>;
+  template <class T, class Acc>
+  using micro_kernel = WgmmaSm90aMicroKernel<Self, T, Acc>;
+  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
+  static constexpr bool matrix_unit = true;
+};
+
 // The FP16 entry's tiles and warpgroups, staged by TMA (tma_sm90a.hpp) with a producer warpgroup
 // and mbarriers (gemm_team_tma_sm90a.hpp) instead of cp.async and a team barrier per K step: 128x256x64
 // on 384 threads, the first warpgroup producing (one thread issues 3 boxes per K step when both
@@ -197,22 +220,8 @@ struct GemmTilesHalfWgmma {
 // prediction: ncu puts the SM pipes at 86% (from 67%). Wgmma sweep 5 (-ec88549-wgmma-sweep.txt):
 // 1.20x the cp.async entry (GemmTilesHalfWgmma), three stages 0.977x, 256x128 with two 128x128
 // warpgroups 0.985-0.988x, 128x256 with two 128x128 warpgroups 0.994-1.003x.
-struct GemmTilesHalfWgmmaTma {
-  static constexpr int bm = 128, bn = 256, bk = 64;
-  static constexpr int warp_m = 64, warp_n = 256;          // a consumer warpgroup's tile
-  static constexpr int tm = warp_m / 32, tn = warp_n / 4;  // accumulators per consumer thread
-  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
-  static constexpr int producer_threads = 128;
-  static constexpr int team_size = 384, vector_length = 1, stages = 4, min_blocks = 1;
-  static constexpr int scratch_level = 0, group_m = 8;
-  static constexpr bool tma_boxes = true;
-  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
-  using team_kernel = GemmTeamTmaSm90a<E, GemmTilesHalfWgmmaTma, T, Acc, MK, kAFastM, kBFastN, TC>;
-  template <class T, class Acc>
-  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmmaTma, T, Acc>;
+struct GemmTilesHalfWgmmaTma : WgmmaTmaEntry<GemmTilesHalfWgmmaTma, 128, 256, 64, 64, 256, 4> {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
-  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
-  static constexpr bool matrix_unit = true;
 };
 
 // FP32 products whose caller allows TF32 (ridgeline::Math::allow_tf32), on wgmma m64n256k8 tf32 in
@@ -239,22 +248,8 @@ struct GemmTilesTf32Wgmma {
 // (128 bytes) of K per step, one box per operand and step (TF32 operands are k-contiguous).
 // Predicted TN 8192^3 0.92 of cuBLAS (from 0.82), NN a little less for its copy of A; measured TN
 // 0.996, NN 0.877 (perf/results/h200-2026-12-01-ec88549-README.md). Not swept: the FP16 entry's twin.
-struct GemmTilesTf32WgmmaTma {
-  static constexpr int bm = 128, bn = 256, bk = 32;
-  static constexpr int warp_m = 64, warp_n = 256;
-  static constexpr int tm = warp_m / 32, tn = warp_n / 4;
-  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
-  static constexpr int producer_threads = 128;
-  static constexpr int team_size = 384, vector_length = 1, stages = 4, min_blocks = 1;
-  static constexpr int scratch_level = 0, group_m = 8;
-  static constexpr bool tma_boxes = true;
-  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
-  using team_kernel = GemmTeamTmaSm90a<E, GemmTilesTf32WgmmaTma, T, Acc, MK, kAFastM, kBFastN, TC>;
-  template <class T, class Acc>
-  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesTf32WgmmaTma, T, Acc>;
+struct GemmTilesTf32WgmmaTma : WgmmaTmaEntry<GemmTilesTf32WgmmaTma, 128, 256, 32, 64, 256, 4> {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k8-tf32";
-  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
-  static constexpr bool matrix_unit = true;
 };
 
 // The 16-bit packet entry of this build: wgmma where the build has it, else mma.sync.
@@ -288,22 +283,8 @@ struct GemmTilesHalfWgmmaNarrow {
 // (perf/results/h200-2026-12-01-ec88549-wgmma-sweep.txt): 1.027x (FP16) and 1.024x (BF16) the
 // cp.async five-stage entry above; five TMA stages 1.019/1.025x, 64x128 tiles at two teams per SM
 // 1.019/1.012x, all inside the sweep's 3-5% noise; four stages keep the most scratch in reserve.
-struct GemmTilesHalfWgmmaNarrowTma {
-  static constexpr int bm = 64, bn = 256, bk = 64;
-  static constexpr int warp_m = 64, warp_n = 256;
-  static constexpr int tm = warp_m / 32, tn = warp_n / 4;
-  static constexpr int pad_a = 0, pad_b = 0, pad_k = 0;
-  static constexpr int producer_threads = 128;
-  static constexpr int team_size = 256, vector_length = 1, stages = 4, min_blocks = 1;
-  static constexpr int scratch_level = 0, group_m = 8;
-  static constexpr bool tma_boxes = true;
-  template <class E, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
-  using team_kernel = GemmTeamTmaSm90a<E, GemmTilesHalfWgmmaNarrowTma, T, Acc, MK, kAFastM, kBFastN, TC>;
-  template <class T, class Acc>
-  using micro_kernel = WgmmaSm90aMicroKernel<GemmTilesHalfWgmmaNarrowTma, T, Acc>;
+struct GemmTilesHalfWgmmaNarrowTma : WgmmaTmaEntry<GemmTilesHalfWgmmaNarrowTma, 64, 256, 64, 64, 256, 4> {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
-  static constexpr const char* pipeline_name = "tma+mbarrier (producer warpgroup)";
-  static constexpr bool matrix_unit = true;
 };
 
 // FP16 and BF16 narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384): the 128-row

@@ -712,8 +712,7 @@ void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines
   policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size()));
   const bool lines_fast = ls == 1;  // x is contiguous along l (the transposing case) or along p
   // Packets of x: unit stride along its contiguous index, the other stride and the origin aligned.
-  const bool vec_read =
-      (lines_fast ? ps : (ps == 1 ? ls : 1)) % kW == 0 && (lines_fast || ps == 1) && aligned_to(x, kW);
+  const bool vec_read = stages_in_packets(Strided2D<const T>{x, lines, depth, ls, ps}, lines_fast, kW);
   const bool vec_write = ld % kW == 0 && aligned_to(d, kW);
   Kokkos::parallel_for(
       "ridgeline::gemm K-contiguous copy", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {

@@ -90,6 +90,7 @@ class Workspace final : public WorkspaceBase {
       } while (!r.held.compare_exchange_weak(held, held + need));
       exec.fence();  // earlier calls on this instance may still read the old buffer
       buf = Buffer();
+      shadow_[static_cast<int>(slot)].clear();  // put()'s bytes went with it
       r.held -= old;
       try {
         buf = Buffer(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline::workspace"), need);
@@ -108,7 +109,6 @@ class Workspace final : public WorkspaceBase {
     static_assert(std::is_trivially_copyable_v<T>, "bytes copied as they are");
     const std::size_t bytes = count * sizeof(T);
     const int i = static_cast<int>(slot);
-    if (bufs_[i].extent(0) < bytes) shadow_[i].clear();
     unsigned char* d = get<unsigned char>(exec, slot, bytes);
     const auto* h = reinterpret_cast<const unsigned char*>(host);
     if (shadow_[i].size() != bytes || !std::equal(h, h + bytes, shadow_[i].begin())) {
