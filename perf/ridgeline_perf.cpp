@@ -122,6 +122,7 @@ bool wanted(const Options& opt, const std::string& impl) {
 
 std::string tile_config_string(const ridgeline::TileConfig& t) {
   std::ostringstream s;
+  if (!t.entry.empty()) s << t.entry << " entry: ";
   s << t.micro_kernel << " tile " << t.bm << "x" << t.bn << "x" << t.bk << " micro " << t.tm << "x" << t.tn
     << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
     << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging << " via " << t.pipeline;

@@ -120,6 +120,13 @@ int fitted_percent() {
 }
 #endif
 
+// The register-staging team kernel stages elements where packets do not apply; every other kernel
+// (asynchronous copies, TMA) stages 16-byte packets only.
+template <class K>
+struct IsTeamTiled : std::false_type {};
+template <class E, class Cfg, class T, class Acc, class MK, bool kA, bool kB, bool kV, class TC>
+struct IsTeamTiled<rd::GemmTeamTiled<E, Cfg, T, Acc, MK, kA, kB, kV, TC>> : std::true_type {};
+
 template <class Cfg, class T>
 void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, const Matrix<T>& C,
                     const Matrix<T>& ref, int reps, double base_s) {
@@ -133,11 +140,16 @@ void gemm_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, co
   const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
   try {
     const bool packets = rd::packet_staging_applies<Plain>(ac, bc);
+    if (!packets && !IsTeamTiled<Plain>::value) {
+      std::printf("  %-44s n/a: stages 16-byte packets only, and these operands do not\n", name);
+      return;
+    }
+    const auto split = rd::gemm_k_split<Plain>(Exec(), ac.rows, bc.cols, ac.cols);
     const double s = median_seconds(reps, [&] {
       if (packets) {
-        rd::launch_gemm<Packets>(Exec(), ac, bc, c, T(1), T(0));
+        rd::launch_gemm<Packets>(Exec(), ac, bc, c, T(1), T(0), split);
       } else {
-        rd::launch_gemm<Plain>(Exec(), ac, bc, c, T(1), T(0));
+        rd::launch_gemm<Plain>(Exec(), ac, bc, c, T(1), T(0), split);
       }
     });
     const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
@@ -298,7 +310,8 @@ void hmma_candidate(const char* name, const Matrix<T>& A, const Matrix<T>& B, co
   try {
     if (rd::AsyncEntry<Cfg>::value && !rd::packet_staging_applies<K>(ac, bc))
       throw std::runtime_error("no packets");
-    const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, 1.0f, 0.0f); });
+    const auto split = rd::gemm_k_split<K>(Exec(), ac.rows, bc.cols, ac.cols);
+    const double s = median_seconds(reps, [&] { rd::launch_gemm<K>(Exec(), ac, bc, c, 1.0f, 0.0f, split); });
     const double flops = 2.0 * A.extent(0) * B.extent(1) * A.extent(1);
     std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e  scratch %zu B\n", name, s * 1e3,
                 flops / s * 1e-9, base_s > 0 ? base_s / s : 1.0, rel_diff(C, ref), K::scratch_bytes());
@@ -588,6 +601,60 @@ void sweep_gemv(int n, int reps) {
   }
 }
 
+// ---- plans: ridgeline::gemm against the same call on each other packet entry of the table ------
+// Each alternative runs through the executor with its own peel and split (gemm_plan_with_entry), and
+// once more without the peel, so the entry conditions of the table are chosen on whole calls.
+template <class T>
+void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
+  using L = rd::GemmEntriesOf<Exec, T>;
+  Matrix<T> A("A", m, k), B("B", k, n), C("C", m, n), ref("ref", m, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * m * double(n) * k;
+  const auto a = rd::strided_op(A, rd::Trans::N), b = rd::strided_op(B, rd::Trans::N);
+  const auto c = rd::strided_op(C, rd::Trans::N);
+  const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  const rd::GemmPlan chosen = rd::gemm_plan(Exec(), ac, bc);
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
+  const auto show = [&](const char* what, const rd::GemmPlan& p, double s) {
+    std::printf("  %-12s %-8s peel %5lldx%-5lld slices %2d %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n",
+                rd::role_name(p.role), what, (long long)p.peel.m0, (long long)p.peel.n0, p.split.slices,
+                s * 1e3, flops / s * 1e-9, base / s, rel_diff(C, ref));
+  };
+  std::printf("gemm NN %lldx%lldx%lld %s: ridgeline::gemm (%s) %.3f ms %.1f GFLOP/s\n", (long long)m,
+              (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32", rd::role_name(chosen.role),
+              base * 1e3, flops / base * 1e-9);
+  if (chosen.role == rd::GemmRole::general && !chosen.copy_aligned) {
+    // Operands that cannot stage in packets (an odd leading dimension): copied aligned first, then
+    // planned again on the copies, as a lower pack_min_extent would have it.
+    rd::GemmPlan copies = chosen;
+    copies.copy_aligned = true;
+    const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), copies, ac, bc, c, T(1), T(0)); });
+    // What the copies run: the plan on operands of the same shape with aligned lines (never read).
+    const std::int64_t lm = rd::packed_lead(ac), lk = rd::packed_lead(bc);
+    const rd::GemmPlan onto = rd::gemm_plan(Exec(), rd::Strided2D<const T>{nullptr, m, k, 1, lm},
+                                            rd::Strided2D<const T>{nullptr, k, n, 1, lk}, false, false);
+    show("copied", onto, s);
+  }
+  for (int i = 0; i < L::size; ++i) {
+    const rd::GemmEntryParams p = L::params(i);
+    if (!p.needs_packets || p.role == rd::GemmRole::tf32 || p.bm == 0) continue;
+    if (p.role == rd::GemmRole::narrow && m > p.bm) continue;
+    // Without packets as they are, the copies decide on their own plan (above).
+    if (chosen.copy_aligned || chosen.role == rd::GemmRole::general) continue;
+    for (bool peel : {true, false}) {
+      rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
+      if (!peel) {
+        if (plan.peel.m0 == 0) continue;
+        plan.peel = {};
+        plan.split = rd::plan_k_split(p, m, n, k, rd::ComputeUnits<Be, Exec>::of(Exec()),
+                                      sizeof(rd::AccumulatorType<T>));
+      }
+      const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
+      show(peel ? "" : "no peel", plan, s);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -605,17 +672,22 @@ int main(int argc, char** argv) {
   app.add_option("--hmma", hmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the tensor-core sweep");
   std::vector<int> wgmma_n;
   app.add_option("--wgmma", wgmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the wgmma sweep");
+  std::vector<std::string> plans32, plans64;
+  app.add_option("--plans32", plans32,
+                 "MxNxK GEMM shapes (fp32) to run ridgeline::gemm and each other packet entry's plan on");
+  app.add_option("--plans64", plans64,
+                 "MxNxK GEMM shapes (fp64) to run ridgeline::gemm and each other packet entry's plan on");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
               ridgeline::version().c_str());
   for (int n : gemm_n) {
     if (n <= 0) continue;  // --gemm 0: no square GEMM sweep
-    sweep_gemm<float, typename Be::template gemm<float>>(n, reps);
+    sweep_gemm<float, rd::GemmCfg<Exec, float>>(n, reps);
 #if defined(KOKKOS_ENABLE_CUDA)
     sweep_gemm_dmma(n, reps);
 #else
-    sweep_gemm<double, typename Be::template gemm<double>>(n, reps);
+    sweep_gemm<double, rd::GemmCfg<Exec, double>>(n, reps);
 #endif
   }
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -641,6 +713,14 @@ int main(int argc, char** argv) {
   for (const auto& r : rect64) {
     long long m = 0, n = 0, k = 0;
     if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<double>(m, n, k, reps);
+  }
+  for (const auto& r : plans32) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_plans<float>(m, n, k, reps);
+  }
+  for (const auto& r : plans64) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_plans<double>(m, n, k, reps);
   }
   for (int n : gemv_n) {
     if (n <= 0) continue;  // --gemv 0: no GEMV sweep

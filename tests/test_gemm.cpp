@@ -397,7 +397,7 @@ TEST(Gemm, PackedAndPeeledRerunIsBitIdentical) {
 // The decision: on a table with pack_min_extent, an odd leading dimension is copied once M, N and K
 // all reach it, and never when packets already apply; other tables never copy.
 TEST(Gemm, PackingDecision) {
-  constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>>::value;
+  constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>, float>::value;
   const float* p = nullptr;  // only strides and extents matter here
   const std::int64_t n = lim > 0 ? lim + 1 : 4097;
   const detail::Strided2D<const float> odd{p, n, n, 1, n}, even{p, n, n, 1, n + 3};
@@ -475,7 +475,7 @@ TEST(Gemm, PeelingDecision) {
   using L = Kokkos::LayoutLeft;
   const Kokkos::View<float**, L, Mem> A(static_cast<float*>(nullptr), 4097, 4097);  // never read
   const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, A);
-  if (detail::PackMinExtent<detail::Backend<Exec, float>>::value > 0) {
+  if (detail::PackMinExtent<detail::Backend<Exec, float>, float>::value > 0) {
     EXPECT_EQ(t.staging, "packets (operands copied aligned)");
   }
   const auto expect =
@@ -483,6 +483,148 @@ TEST(Gemm, PeelingDecision) {
                         std::int64_t(detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec())) *
                             detail::GemmPacketCfg<Exec, float>::min_blocks);
   if (t.staging != "elements") EXPECT_EQ(t.peel_m, expect.m0);
+}
+
+// ---- the plan: which entry, copies, split and peel, decided without a launch ---------------------
+// A made-up table: an absent TF32 entry, a narrow entry, a small-tile entry for 2 to 8 waves of the
+// big tiles with a last wave under 10% full, the big packet entry and the general one.
+struct PlanBig {
+  static constexpr int bm = 128, bn = 64, bk = 16, min_blocks = 2, stages = 3;
+};
+struct PlanSmall {
+  static constexpr int bm = 64, bn = 64, bk = 16, min_blocks = 3, stages = 4;
+};
+struct PlanNarrow {
+  static constexpr int bm = 64, bn = 128, bk = 16, min_blocks = 3, stages = 2;
+};
+using PlanEntries =
+    detail::GemmEntries<detail::GemmEntry<void, detail::when::tf32>,
+                        detail::GemmEntry<PlanNarrow, detail::when::rows_at_most<64>>,
+                        detail::GemmEntry<PlanSmall, detail::when::last_wave_nearly_empty<PlanBig, 2, 8, 10>>,
+                        detail::GemmEntry<PlanBig, detail::when::packets>,
+                        detail::GemmEntry<PlanBig, detail::when::any>>;
+
+TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
+  const auto all = [](int) { return true; };
+  // 132 compute units: 264 slots of the big entry, so 2 waves are 528 of its 128 x 64 tiles, 8 are
+  // 2112, and a last wave under 10% full holds at most 26 tiles.
+  const auto pick = [&](std::int64_t m, std::int64_t n, bool packets, std::int64_t cu = 132,
+                        bool tf32 = false) {
+    return PlanEntries::first_applying(detail::GemmFacts{m, n, 512, packets, tf32, cu}, all);
+  };
+  EXPECT_EQ(pick(4096, 4096, false), 4);            // no packets: the general entry
+  EXPECT_EQ(pick(64, 4096, true), 1);               // narrow: at most 64 rows, just inside
+  EXPECT_EQ(pick(65, 4096, true), 3);               // just outside: 1 x 64 tiles, under two waves
+  EXPECT_EQ(pick(64, 4096, false), 4);              // narrow needs packets too
+  EXPECT_EQ(pick(2048, 2048, true), 3);             // 16 x 32 = 512 tiles: under 2 waves
+  EXPECT_EQ(pick(2048, 2049, true), 3);             // 16 x 33 = 528: 2 waves, the last one full
+  EXPECT_EQ(pick(2048, 2113, true), 2);             // 16 x 34 = 544: 16 tiles in the third wave, just inside
+  EXPECT_EQ(pick(2048, 2177, true), 3);             // 16 x 35 = 560: 32 tiles there (12%), just outside
+  EXPECT_EQ(pick(4096, 3712, true), 2);             // 32 x 58 = 1856: 8 tiles in the eighth wave
+  EXPECT_EQ(pick(5120, 3392, true), 3);             // 40 x 53 = 2120: 8 tiles in the ninth wave, past 8 waves
+  EXPECT_EQ(pick(2500, 2500, true), 2);             // 20 x 40 = 800: 3.03 waves
+  EXPECT_EQ(pick(2624, 2624, true), 3);             // 21 x 41 = 861: 3.26 waves
+  EXPECT_EQ(pick(2500, 2500, true, 0), 3);          // unknown device: never the small entry
+  EXPECT_EQ(pick(2500, 2500, true, 400), 3);        // 800 slots: one wave, under two
+  EXPECT_EQ(pick(2500, 2500, true, 132, true), 2);  // TF32 allowed, but no TF32 entry here
+  // The multi-vector condition: 2 to kMaxN columns, op(A) rows-contiguous.
+  using Mv = detail::when::columns_at_most<16>;
+  const auto mv = [](std::int64_t n, bool a_m) {
+    return Mv::applies(detail::GemmFacts{16384, n, 16384, true, false, 132, a_m});
+  };
+  EXPECT_TRUE(mv(2, true));
+  EXPECT_TRUE(mv(16, true));   // just inside
+  EXPECT_FALSE(mv(17, true));  // just outside
+  EXPECT_FALSE(mv(1, true));   // one column is a GEMV
+  EXPECT_FALSE(mv(8, false));  // op(A) k-contiguous
+  // A kernel that cannot stage these operands in packets is passed over.
+  EXPECT_EQ(PlanEntries::first_applying(detail::GemmFacts{2500, 2500, 512, true, false, 132},
+                                        [](int i) { return i != 2 && i != 3; }),
+            4);
+  EXPECT_EQ(PlanEntries::find(detail::GemmRole::tf32), -1);
+  EXPECT_EQ(PlanEntries::find(detail::GemmRole::small), 2);
+  EXPECT_EQ(PlanEntries::params(2).bm, 64);
+  EXPECT_EQ(PlanEntries::params(3).min_blocks, 2);
+  EXPECT_TRUE(PlanEntries::params(3).needs_packets);
+  EXPECT_FALSE(PlanEntries::params(4).needs_packets);
+}
+
+// The peel and split follow the chosen entry's tiles: the small entry on 2500^3 peels with its own
+// 64 x 64 tiles and three teams per SM, and a narrow product splits K instead of peeling.
+TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
+  detail::GemmPlan plan;
+  detail::plan_peel_and_split(plan,
+                              detail::entry_params<detail::GemmEntry<PlanSmall, detail::when::packets>>(),
+                              2500, 2500, 2500, 132, 8);
+  const detail::PeelPlan small = detail::plan_peel(2500, 2500, 2500, 64, 64, 16, 396);
+  EXPECT_EQ(plan.peel.m0, small.m0);
+  EXPECT_EQ(plan.peel.n0, small.n0);
+  EXPECT_EQ(plan.split.slices, 1);
+  detail::plan_peel_and_split(
+      plan, detail::entry_params<detail::GemmEntry<PlanNarrow, detail::when::rows_at_most<64>>>(), 64, 4096,
+      16384, 132, 4);
+  EXPECT_EQ(plan.peel.m0, 0);  // narrow entries never peel
+  EXPECT_EQ(plan.split.slices, detail::choose_k_slices(32, 16384, 16, 396));
+  EXPECT_GT(plan.split.slices, 1);
+}
+
+// The multi-vector split: enough row blocks x slices for the teams asked for, slices at least
+// min_depth deep and whole unroll steps, at most 64, one where the partials pass the workspace limit.
+TEST(GemmPlan, MultiVectorSplit) {
+  // 16384 rows in teams of 512: 32 row blocks; 528 teams want 17 slices of 16384 / 17 -> 964 (x4).
+  const detail::KSplit s = detail::plan_multi_vector_split(16384, 8, 16384, 512, 528, 256, 4, 4);
+  EXPECT_EQ(s.slices, 17);
+  EXPECT_EQ(s.k_chunk % 4, 0);
+  EXPECT_GE(s.k_chunk * s.slices, 16384);
+  EXPECT_LT(s.k_chunk * (s.slices - 1), 16384);
+  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 1000, 512, 528, 256, 4, 4).slices, 3);  // 1000 / 256
+  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 300, 512, 528, 256, 4, 4).slices, 1);
+  EXPECT_EQ(detail::plan_multi_vector_split(100, 8, 1 << 20, 512, 528, 256, 4, 4).slices, 64);
+  EXPECT_EQ(detail::plan_multi_vector_split(1 << 20, 8, 16384, 512, 528, 256, 4, 4).slices,
+            1);  // rows enough
+  const std::size_t saved = ridgeline::workspace_limit();
+  ridgeline::set_workspace_limit(1000);  // no room for the partials
+  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 16384, 512, 528, 256, 4, 4).slices, 1);
+  ridgeline::set_workspace_limit(saved);
+}
+
+// This backend's table through plan_gemm on a 132-SM device (the H200's count), operands never read.
+TEST(GemmPlan, ThisTable) {
+  using L = detail::GemmEntriesOf<Exec, double>;
+  const double* p = nullptr;
+  const auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t ld) {
+    return detail::plan_gemm<Exec, double>(detail::Strided2D<const double>{p, m, k, 1, ld},
+                                           detail::Strided2D<const double>{p, k, n, 1, k + (k % 2)}, 132);
+  };
+  const detail::GemmPlan odd = plan(1001, 1001, 1001, 1001);  // an odd leading dimension: no packets
+  EXPECT_EQ(odd.role, detail::GemmRole::general);
+  EXPECT_FALSE(odd.copy_aligned);  // too small to pay for copies on any table
+  const detail::GemmPlan big = plan(8192, 8192, 8192, 8192);
+  const int packets = L::find(detail::GemmRole::packets);
+  const bool packets_run =
+      packets >= 0 &&
+      detail::entry_vector_capable<
+          Exec, double, detail::GemmEntry<detail::GemmPacketCfg<Exec, double>, detail::when::packets>>(true,
+                                                                                                       false);
+  EXPECT_EQ(big.role, packets_run ? detail::GemmRole::packets : detail::GemmRole::general);
+  const detail::GemmPlan mid = plan(2500, 2500, 2500, 2500);
+  if (L::find(detail::GemmRole::small) >= 0) {
+    EXPECT_EQ(mid.role, detail::GemmRole::small);
+    const detail::GemmEntryParams s = L::params(mid.entry);
+    const detail::PeelPlan want = detail::plan_peel(2500, 2500, 2500, s.bm, s.bn, s.bk, 132 * s.min_blocks);
+    EXPECT_EQ(mid.peel.m0, want.m0);
+    EXPECT_EQ(mid.peel.n0, want.n0);
+  } else {
+    EXPECT_EQ(mid.role, big.role);
+  }
+  // Through the public query, on this device: the role it prints is the plan's.
+  using Lay2 = Kokkos::LayoutLeft;
+  const Kokkos::View<double**, Lay2, Mem> A(static_cast<double*>(nullptr), 2500, 2500);  // never read
+  const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, A);
+  const auto a = detail::strided_op(A, detail::Trans::N);
+  const detail::Strided2D<const double> ca{a.data, a.rows, a.cols, a.rs, a.cs};
+  EXPECT_EQ(t.entry, detail::role_name(detail::gemm_plan(Exec(), ca, ca).role));
+  EXPECT_FALSE(t.entry.empty());
 }
 
 #if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
@@ -614,6 +756,48 @@ TEST(Gemm, SplitKAndNarrowTiles) {
   }
 }
 
+// ---- skinny N: the multi-vector path where the table has one --------------------------------------
+// 2 to 16 columns with op(A) rows-contiguous (A "N" in LayoutLeft, "T" in LayoutRight), op(B) either
+// way, tails in M and K, A aligned and at an odd leading dimension (element loads), beta zero (C
+// poisoned) and not, fp32 and fp64; K long enough for several slices; then a rerun, bit for bit.
+TEST(Gemm, SkinnyNMatchesReference) {
+  std::uint64_t seed = 9600;
+  const std::int64_t k = reduced() ? 600 : 2051;
+  for (std::int64_t n : {2, 3, 4, 5, 8, 16, 17}) {
+    for (const char* t : {"NN", "NT"}) {
+      const double beta = n % 2 ? 0.0 : 0.75;
+      // Leading dimensions of whole packets (1004 floats, 518 doubles): packet loads, a partial team.
+      run({1004, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.25, beta, Dt::f32, seed += 3});
+      run({518, n, k, t[0], t[1], Lay::left, Lay::right, Lay::stride, -0.5, beta, Dt::f64, seed += 3});
+    }
+    // Packet loads with a partial last packet: 1001 rows of a buffer with 1004.
+    {
+      auto bigA = make_matrix<float, Kokkos::LayoutLeft>("A", 1004, 301);
+      auto A = Kokkos::subview(bigA, std::make_pair(std::int64_t(0), std::int64_t(1001)), Kokkos::ALL());
+      auto B = make_matrix<float, Kokkos::LayoutLeft>("B", 301, n);
+      auto C = make_matrix<float, Kokkos::LayoutLeft>("C", 1001, n);
+      fill_random(bigA, seed += 3), fill_random(B, seed + 1), fill_value(C, poison<float>());
+      ridgeline::gemm(Exec(), "N", "N", 0.5f, A, B, 0.0f, C);
+      Kokkos::fence();
+      const HostMatrix hC = to_host(C);
+      EXPECT_TRUE(matches(hC, reference_gemm(to_host(A), to_host(B), hC, 0.5, 0.0, eps_of<float>())))
+          << "1001x" << n << "x301 in a 1004-row buffer";
+    }
+    // op(A) rows-contiguous through A^T in LayoutRight; and an odd leading dimension (element loads).
+    run({1001, n, 333, 'T', 'N', Lay::right, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, seed += 3});
+    run({999, n, 335, 'N', 'N', Lay::stride, Lay::left, Lay::right, 1.0, 0.5, Dt::f64, seed += 3});
+  }
+  // What this backend runs there: the multi-vector entry where its table lists one.
+  using L = detail::GemmEntriesOf<Exec, float>;
+  auto A = make_matrix<float, Kokkos::LayoutLeft>("A", 1003, k);
+  auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 8);
+  const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, B);
+  EXPECT_EQ(t.entry == "multi-vector", L::find(detail::GemmRole::multi_vector) >= 0) << t.entry;
+  if (t.entry == "multi-vector") EXPECT_GT(t.k_slices, 1);
+  rerun_is_bit_identical(4099, 8, reduced() ? 1000 : 4000, 9690);
+  rerun_is_bit_identical<double>(4099, 16, reduced() ? 1000 : 4000, 9691);
+}
+
 TEST(Gemm, SplitKRerunIsBitIdentical) {
   rerun_is_bit_identical(64, 256, reduced() ? 1024 : 8192, 61);
 }
@@ -697,7 +881,7 @@ TEST(Gemm, WorkspaceLimit) {
     auto B = make_matrix<float, L>("B", k, 256);
     EXPECT_EQ(gemm_tile_config(Exec(), "N", "N", A, B).k_slices, 1);
   }
-  constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>>::value;
+  constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>, float>::value;
   const std::int64_t n = lim > 0 ? lim + 1 : 4097;
   const detail::Strided2D<const float> odd{nullptr, n, n, 1, n};
   EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(odd, odd)));
@@ -818,7 +1002,8 @@ void run_small_tiles(char ta, char tb, std::int64_t m, std::int64_t n, std::int6
   const auto b = detail::strided_op(B, tb == 'T' ? detail::Trans::T : detail::Trans::N);
   detail::launch_gemm<Kernel>(Exec(), detail::Strided2D<const double>{a.data, a.rows, a.cols, a.rs, a.cs},
                               detail::Strided2D<const double>{b.data, b.rows, b.cols, b.rs, b.cs},
-                              detail::strided_op(C, detail::Trans::N), 0.7, -0.4);
+                              detail::strided_op(C, detail::Trans::N), 0.7, -0.4,
+                              detail::gemm_k_split<Kernel>(Exec(), m, n, k));
   Kokkos::fence();
   const auto want = reference_gemm(transpose_if(hA, ta == 'T'), transpose_if(hB, tb == 'T'), hC0, 0.7, -0.4,
                                    std::numeric_limits<double>::epsilon());
@@ -924,7 +1109,8 @@ void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
   ASSERT_EQ(detail::rows_contiguous(ac_), kAFastM);
   ASSERT_EQ(detail::rows_contiguous(bc_), !kBFastN);
   if (detail::AsyncEntry<Cfg>::value) ASSERT_TRUE(detail::packet_staging_applies<Kernel>(ac_, bc_));
-  detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), S(0.7), S(-0.4));
+  detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), S(0.7), S(-0.4),
+                              detail::gemm_k_split<Kernel>(Exec(), m, n, k));
   Kokkos::fence();
   const Tolerance tol = tolerance_of<T, TC>();
   const auto want =
@@ -963,6 +1149,36 @@ TEST(GemmDmma, AsyncStagingThreeStages) {
 }
 TEST(GemmDmma, AsyncStagingTwoStagesWideWarps) {
   run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 2, true>>();
+}
+
+TEST(GemmDmma, SmallTileEntry) {
+  run_dmma_tiles_all<backends::cuda::GemmTilesFp64DmmaSmall>();
+}
+
+// The small-tile entry through ridgeline::gemm, on a shape this device runs on it: three tile rows of
+// the packet entry over one tile column more than its team slots, so three whole waves and a last one
+// of three tiles; tails in M, N and K, every transpose pair, beta zero (C poisoned) and not, and a
+// bit-identical rerun.
+TEST(GemmDmma, SmallTileEntryThroughGemm) {
+  using Big = detail::GemmPacketCfg<Exec, double>;
+  const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec());
+  const std::int64_t slots = cu * Big::min_blocks;
+  // Even extents keep every leading dimension whole packets (fp64), so the packet entries apply.
+  const std::int64_t m = 2 * Big::bm + 6, n = slots * Big::bn + 8, k = 38;
+  std::uint64_t seed = 9400;
+  for (const char* t : {"NN", "NT", "TN", "TT"}) {
+    for (double beta : {0.0, 0.5}) {
+      const GemmCase c{m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, Dt::f64, seed += 3};
+      auto A = make_matrix<double, Kokkos::LayoutLeft>("A", t[0] == 'T' ? k : m, t[0] == 'T' ? m : k);
+      auto B = make_matrix<double, Kokkos::LayoutLeft>("B", t[1] == 'T' ? n : k, t[1] == 'T' ? k : n);
+      EXPECT_EQ(
+          gemm_tile_config(Exec(), std::string(1, t[0]).c_str(), std::string(1, t[1]).c_str(), A, B).entry,
+          "small tiles")
+          << t << " " << m << "x" << n << "x" << k;
+      run(c);
+    }
+  }
+  rerun_is_bit_identical<double>(m, n, k, 9450);
 }
 
 // The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet

@@ -31,6 +31,8 @@
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
 #include <ridgeline/backends/cuda/wgmma_micro_kernel_sm90a.hpp>
+#include <ridgeline/detail/gemm_multi_vector.hpp>
+#include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 #include <type_traits>
 
@@ -128,6 +130,47 @@ struct GemmTilesFp64DmmaAsync {
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>
   using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64DmmaAsync, T, Acc>;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
+};
+
+// Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for fp32 and fp64 products of 2 to
+// 16 columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or 256
+// fp64 rows per team) times up to 16 columns of accumulators, four columns of A in flight; K slices
+// until there are four teams per SM, each slice at least 256 deep. The GEMM entries ran these shapes
+// at 637 GB/s, 0.21-0.30 of cuBLAS on 16384 x 2..32 x 16384 fp32
+// (perf/results/h200-2026-12-01-3043941-cliffs-README.md). Fields as the plan reads them
+// (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice, min_blocks
+// teams per SM, stages the unroll.
+template <class T>
+struct GemmMultiVectorTiles {
+  static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4, max_vectors = 16;
+  static constexpr int bm = team_size * vec, bn = max_vectors, bk = 256, tm = vec, tn = max_vectors;
+  static constexpr int vector_length = 1, stages = unroll, min_blocks = 4, scratch_level = 0;
+  static constexpr const char* micro_kernel_name = "multi-vector-rows";
+};
+
+// The fp64 small-tile entry, for products whose 128x64 tiles leave their last wave nearly empty
+// (last_wave_nearly_empty in the entry list below: 2 to 8 waves, the last under 10% full): 64x64x16 on
+// 128 threads, 32x32 per warp (2 x 4 instructions per k16), three stages, three teams per SM. Four
+// stages, as swept, do not fit three teams where an operand is k-contiguous: (64 x 20) doubles per
+// operand and stage, 82 KB a team (GemmDmma.SmallTileEntry, "requested too large team size"); three
+// stages take 61 KB. The DMMA sweep (perf/results/h200-2026-12-01-63e5fdb-sweep.txt) found it
+// 1.078x ridgeline::gemm on 2500^3 (800 tiles of 128x64: 3.03 waves), 0.93x on 1536^3 and 0.879x on
+// 8192^3. The plan sweep (-plans-sweep.txt, every call through the executor with its own peel)
+// chose the condition: it ran 1.085x the 128x64 entry with its peel on 2500^3, and 0.93-0.97x on
+// 2048^3 (1.94 waves), 2624^3 (3.26), 3072^3 (4.36), 3584^3 (5.94) and 4096^3 (7.76), 0.87-0.93x
+// beyond. One shape chose it, so the 10% is a guess between 3% (won) and 26% (lost).
+struct GemmTilesFp64DmmaSmall {
+  static constexpr int bm = 64, bn = 64, bk = 16;
+  static constexpr int warp_m = 32, warp_n = 32;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
+  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
+  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 3;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopySm80;
+  template <class T, class Acc>
+  using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64DmmaSmall, T, Acc>;
   static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
   static constexpr bool matrix_unit = true;
 };
@@ -364,16 +407,31 @@ struct Tiles {
   // By element size: 8 bytes double, 4 float, 2 the 16-bit types.
   template <class T, class Fp64, class Fp32, class Half>
   using by_size = std::conditional_t<sizeof(T) == 8, Fp64, std::conditional_t<sizeof(T) == 4, Fp32, Half>>;
+  // The GEMM entries, first match wins (gemm_plan.hpp): tensor cores for fp64 and the 16-bit types,
+  // TF32 only where the build has wgmma (void: Math::allow_tf32 computes in exact FP32), narrow
+  // entries for products of at most one narrow tile of rows, then the packet entry, then the general
+  // entry for any strides and alignment.
+  using Fp64Entries = detail::GemmEntries<
+      detail::GemmEntry<GemmMultiVectorTiles<double>, detail::when::columns_at_most<16>>,
+      detail::GemmEntry<GemmTilesFp64DmmaSmall,
+                        detail::when::last_wave_nearly_empty<GemmTilesFp64DmmaAsync, 2, 8, 10>>,
+      detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
+      detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
+  using Fp32Entries = detail::GemmEntries<
+      detail::GemmEntry<GemmMultiVectorTiles<float>, detail::when::columns_at_most<16>>,
+      detail::GemmEntry<std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>,
+                        detail::when::tf32>,
+      detail::GemmEntry<GemmTilesFp32Narrow, detail::when::rows_at_most<GemmTilesFp32Narrow::bm>>,
+      detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
+      detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
+  using HalfNarrow =
+      std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaNarrowTma, GemmTilesHalfMmaNarrow>;
+  using HalfEntries =
+      detail::GemmEntries<detail::GemmEntry<HalfNarrow, detail::when::rows_at_most<HalfNarrow::bm>>,
+                          detail::GemmEntry<GemmTilesHalfPackets, detail::when::packets>,
+                          detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>;
   template <class T>
-  using gemm = by_size<T, GemmTilesFp64Dmma, GemmTilesFp32, GemmTilesHalfMma>;
-  template <class T>
-  using gemm_packets = by_size<T, GemmTilesFp64DmmaAsync, GemmTilesFp32Packets, GemmTilesHalfPackets>;
-  // TF32 only where the build has wgmma (void: Math::allow_tf32 computes in exact FP32).
-  using gemm_tf32 = std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>;
-  template <class T>
-  using gemm_packets_narrow = by_size<
-      T, GemmTilesFp64DmmaAsync, GemmTilesFp32Narrow,
-      std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaNarrowTma, GemmTilesHalfMmaNarrow>>;
+  using gemm_entries = by_size<T, Fp64Entries, Fp32Entries, HalfEntries>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>
@@ -400,7 +458,12 @@ struct Tiles {
   // and K reach this. The copies then cost at most ~4% of the product (45 * (1/M + 1/N) percent at
   // 40 TF/s and 3.5 TB/s), while element staging ran 0.83 of cuBLAS on 4097^3 against 0.94 for
   // packets on 4096^3 (perf/results/h200-2026-11-30-e1a543c-README.md).
-  static constexpr std::int64_t pack_min_extent = 2048;
+  // fp64 copies from 1500 on: the DMMA register-staging entry trails the packet entries by more than
+  // SIMT fp32's does. In the plan sweep (perf/results/h200-2026-12-01-plans-sweep.txt) the copies ran
+  // 1.25x element staging on 2039x2053x2063 and 1.06x on 3001x2999x1501 in fp64, 0.87x on
+  // 1021x1031x1033; in fp32 they lost on all three (0.75-0.90x).
+  template <class T>
+  static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
   template <class Cfg, class T, class Acc>
   using micro_kernel =
       typename detail::EntryMicroKernel<Cfg, T, Acc,

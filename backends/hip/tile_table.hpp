@@ -1,6 +1,7 @@
 #pragma once
 // HIP tile table (compile-only here: no AMD GPU is lent). Wavefronts are 64 wide, LDS is 64 KB per
 // CU; the SIMT shape follows the CUDA one, with 256-thread teams (4 wavefronts).
+#include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::hip {
@@ -37,6 +38,10 @@ struct Tiles {
   static constexpr const char* name = "hip";
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
+  // One entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp).
+  template <class T>
+  using gemm_entries = detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
+                                           detail::GemmEntry<gemm<T>, detail::when::any>>;
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
   static constexpr const char* micro_kernel_name = "portable";

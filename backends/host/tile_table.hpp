@@ -6,6 +6,7 @@
 // The tiles exceed the 32 KB that Kokkos advertises as host level-0 scratch, so they live in level
 // 1, which on host backends is the same per-thread arena, only without that advisory cap.
 #include <ridgeline/backends/host/micro_kernel.hpp>
+#include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
 namespace ridgeline::backends::host {
@@ -44,6 +45,10 @@ struct Tiles {
   static constexpr const char* name = "host";
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
+  // One entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp).
+  template <class T>
+  using gemm_entries = detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
+                                           detail::GemmEntry<gemm<T>, detail::when::any>>;
   template <class Cfg, class T, class Acc>
   using micro_kernel = MicroKernel<Cfg, T, Acc>;
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)

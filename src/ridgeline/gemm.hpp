@@ -108,14 +108,8 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, const d
   }
   const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
       bc{b.data, b.rows, b.cols, b.rs, b.cs};
-  if constexpr (std::is_same_v<T, float> && detail::has_tf32_entry<ExecSpace>) {
-    if (math == Math::allow_tf32) {
-      detail::gemm_dispatch_tf32(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta));
-      return;
-    }
-  }
-  (void)math;
-  detail::gemm_dispatch(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta));
+  detail::gemm_dispatch(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta), true,
+                        std::is_same_v<T, float> && math == Math::allow_tf32);
 }
 
 template <class AV, class BV, class CV>
@@ -140,9 +134,37 @@ TileConfig describe_tile_config(bool packets) {
   t.pipeline = detail::EntryPipelineName<Cfg>::get();
   return t;
 }
+
+// A plan, as the tile configuration it runs (the bulk's, where it peels).
+template <class ExecSpace, class T>
+TileConfig describe_plan(const GemmPlan& plan) {
+  TileConfig t;
+  GemmEntriesOf<ExecSpace, T>::visit(plan.entry, [&](auto e) {
+    using E = decltype(e);
+    using Cfg = typename E::Cfg;
+    if constexpr (E::When::role == GemmRole::multi_vector) {
+      // Not a tile kernel: rows per team x the most columns, one packet of rows per thread.
+      t.bm = Cfg::bm, t.bn = Cfg::bn, t.bk = Cfg::unroll, t.tm = Cfg::tm, t.tn = Cfg::tn;
+      t.team_size = Cfg::team_size, t.vector_length = 1, t.stages = 1, t.scratch_level = 0;
+      t.micro_kernel = Cfg::micro_kernel_name;
+      t.staging = "none (A read once, in packets down its columns)";
+      t.pipeline = "registers";
+    } else {
+      constexpr bool kTf32 = E::When::role == GemmRole::tf32;  // its kernel reads k-contiguous operands only
+      using Kernel = GemmKernelFor<ExecSpace, Cfg, T, !kTf32, false, false>;
+      t = describe_tile_config<Cfg, Kernel, ExecSpace, T>(E::When::needs_packets);
+    }
+  });
+  t.entry = role_name(plan.role);
+  if (plan.copy_aligned) t.staging = "packets (operands copied aligned)";
+  if (plan.copy_a || plan.copy_b) t.staging = "packets (operands copied k-contiguous)";
+  t.k_slices = plan.split.slices;
+  t.peel_m = plan.peel.m0, t.peel_n = plan.peel.n0;
+  return t;
+}
 }  // namespace detail
 
-// The tile configuration gemm runs for ExecSpace and Scalar, for reports and the roofline:
+// The tile configuration of a table entry for ExecSpace and Scalar, for reports and the roofline:
 // packets = false is the table's general entry (any strides and alignment), packets = true the
 // entry for operands that stage in 16-byte packets (the same entry where the table has no other).
 template <class ExecSpace, class Scalar>
@@ -157,8 +179,9 @@ TileConfig gemm_tile_config(bool packets = false) {
       false);
 }
 
-// The tile configuration gemm(exec, transA, transB, alpha, A, B, beta, C, math) would run for these
-// operands (they are not validated here).
+// The plan gemm(exec, transA, transB, alpha, A, B, beta, C, math) would execute for these operands,
+// as the tile configuration it runs: the table entry and its role, the staging and copies, the K
+// slices and the peeled bulk (the operands are not validated here, and nothing is launched).
 template <class ExecSpace, class AV, class BV>
 TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
                             const BV& B, Math math = Math::exact) {
@@ -167,43 +190,9 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
   const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
       bc{b.data, b.rows, b.cols, b.rs, b.cs};
-  if constexpr (std::is_same_v<T, float> && detail::has_tf32_entry<ExecSpace>) {
-    if (math == Math::allow_tf32) {
-      using Kernel = detail::GemmTf32Kernel<ExecSpace>;
-      TileConfig t = detail::describe_tile_config<detail::GemmTf32Cfg<ExecSpace>, Kernel, ExecSpace, T>(true);
-      t.k_slices = detail::gemm_k_slices<Kernel>(exec, a.rows, b.cols, a.cols);
-      if (!detail::tf32_stages_as_is(ac, true) || !detail::tf32_stages_as_is(bc, false))
-        t.staging = "packets (operands copied k-contiguous)";
-      return t;
-    }
-  }
-  (void)math;
-  const bool copied = detail::gemm_packs_operands<ExecSpace, T>(ac, bc);
-  const bool packets = copied || detail::gemm_uses_packets<ExecSpace, T>(ac, bc);
-  TileConfig t;
-  if (packets && detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
-    using Kernel = detail::GemmNarrowKernel<ExecSpace, T, true, false>;
-    t = detail::describe_tile_config<detail::GemmNarrowCfg<ExecSpace, T>, Kernel, ExecSpace, T>(true);
-    t.k_slices = detail::gemm_k_slices<Kernel>(exec, a.rows, b.cols, a.cols);
-  } else if (packets) {
-    t = gemm_tile_config<ExecSpace, T>(true);
-    t.k_slices = detail::gemm_k_slices<detail::GemmPacketKernel<ExecSpace, T, true, false>>(exec, a.rows,
-                                                                                            b.cols, a.cols);
-  } else {
-    t = gemm_tile_config<ExecSpace, T>(false);
-    t.k_slices =
-        detail::gemm_k_slices<detail::GemmKernel<ExecSpace, T, true, false>>(exec, a.rows, b.cols, a.cols);
-  }
-  if (copied) t.staging = "packets (operands copied aligned)";
-  if (packets && !detail::gemm_uses_narrow<ExecSpace, T>(a.rows)) {
-    // The copies keep the shape, so the peeling decision is the same one on aligned operands.
-    const detail::PeelPlan peel = detail::plan_peel(
-        a.rows, b.cols, a.cols, t.bm, t.bn, t.bk,
-        std::int64_t(detail::ComputeUnits<detail::Backend<ExecSpace, T>, ExecSpace>::of(exec)) *
-            detail::GemmPacketCfg<ExecSpace, T>::min_blocks);
-    t.peel_m = peel.m0, t.peel_n = peel.n0;
-  }
-  return t;
+  const detail::GemmPlan plan =
+      detail::gemm_plan(exec, ac, bc, std::is_same_v<T, float> && math == Math::allow_tf32);
+  return detail::describe_plan<ExecSpace, T>(plan);
 }
 
 }  // namespace ridgeline

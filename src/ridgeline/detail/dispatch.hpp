@@ -1,7 +1,9 @@
 #pragma once
-// Dispatch: picks the backend's tile table for the execution space and the kernel instantiation
-// for the operands' contiguity, checks that the configuration fits the backend, and launches.
-// It holds no numbers: every size comes from backends/<name>/tile_table.hpp.
+// Dispatch: picks the backend's tile table for the execution space, plans a call (gemm_plan, from
+// the pure functions of gemm_plan.hpp), and executes the plan (run_gemm_plan): the kernel
+// instantiation for the operands' contiguity, the copies, the peeled parts, the launch, after checking
+// that the configuration fits the backend. It holds no numbers: every size comes from
+// backends/<name>/tile_table.hpp.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <optional>
@@ -10,6 +12,8 @@
 #include <string>
 #include <type_traits>
 
+#include "ridgeline/detail/gemm_multi_vector.hpp"
+#include "ridgeline/detail/gemm_plan.hpp"
 #include "ridgeline/detail/gemm_team_async.hpp"
 #include "ridgeline/detail/gemm_team_tiled.hpp"
 #include "ridgeline/detail/gemv_team.hpp"
@@ -81,8 +85,12 @@ constexpr bool is_gemm_output_v = std::is_same_v<T, TC> || (is_half_v<T> && std:
 
 template <class ExecSpace, class T>
 using Backend = typename BackendFor<ExecSpace>::type;
+// The table's GEMM entries for T, in order, each with its condition (gemm_plan.hpp).
 template <class ExecSpace, class T>
-using GemmCfg = typename Backend<ExecSpace, T>::template gemm<T>;
+using GemmEntriesOf = typename Backend<ExecSpace, T>::template gemm_entries<T>;
+// The general entry (any strides and alignment): every table has one.
+template <class ExecSpace, class T>
+using GemmCfg = typename EntryWithRole<GemmEntriesOf<ExecSpace, T>, GemmRole::general>::type;
 template <class ExecSpace, class T>
 using GemmMicroKernel =
     typename Backend<ExecSpace, T>::template micro_kernel<GemmCfg<ExecSpace, T>, T,
@@ -91,30 +99,16 @@ template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = fals
 using GemmKernel = GemmTeamTiled<ExecSpace, GemmCfg<ExecSpace, T>, T, typename AccumulatorOf<T>::type,
                                  GemmMicroKernel<ExecSpace, T>, kAFastM, kBFastN, kVec, TC>;
 
-// A table may hold a second GEMM entry, `gemm_packets`, for operands that stage in 16-byte packets:
-// cheaper staging leaves room for a larger micro-tile there. Without one, both paths use `gemm`.
-template <class Be, class T, class = void>
-struct PacketCfgOf {
-  using type = typename Be::template gemm<T>;
-};
-template <class Be, class T>
-struct PacketCfgOf<Be, T, std::void_t<typename Be::template gemm_packets<T>>> {
-  using type = typename Be::template gemm_packets<T>;
-};
-// And `gemm_packets_narrow`, for products with at most its bm rows, where `gemm_packets` would leave
-// most of each tile's rows empty (64 x 16384 x 16384).
-template <class Be, class T, class = void>
-struct NarrowCfgOf {
-  using type = typename PacketCfgOf<Be, T>::type;
-};
-template <class Be, class T>
-struct NarrowCfgOf<Be, T, std::void_t<typename Be::template gemm_packets_narrow<T>>> {
-  using type = typename Be::template gemm_packets_narrow<T>;
-};
+// The entry for operands that stage in 16-byte packets, where the table has one (else the general
+// one), and the entry for products of few rows (else the packet entry): for tests, reports, sweeps.
+template <class ExecSpace, class T,
+          class Packets = typename EntryWithRole<GemmEntriesOf<ExecSpace, T>, GemmRole::packets>::type>
+using GemmPacketCfgOr = std::conditional_t<std::is_void_v<Packets>, GemmCfg<ExecSpace, T>, Packets>;
 template <class ExecSpace, class T>
-using GemmPacketCfg = typename PacketCfgOf<Backend<ExecSpace, T>, T>::type;
-template <class ExecSpace, class T>
-using GemmNarrowCfg = typename NarrowCfgOf<Backend<ExecSpace, T>, T>::type;
+using GemmPacketCfg = GemmPacketCfgOr<ExecSpace, T>;
+template <class ExecSpace, class T,
+          class Narrow = typename EntryWithRole<GemmEntriesOf<ExecSpace, T>, GemmRole::narrow>::type>
+using GemmNarrowCfg = std::conditional_t<std::is_void_v<Narrow>, GemmPacketCfg<ExecSpace, T>, Narrow>;
 // An entry that names an asynchronous copy component (`async_copy`) runs the asynchronous-staging
 // team kernel, which stages 16-byte packets only (the dispatcher checks packet_staging_applies
 // first); every other entry runs register or direct staging.
@@ -164,36 +158,16 @@ using GemmPacketKernel = GemmKernelFor<ExecSpace, GemmPacketCfg<ExecSpace, T>, T
 template <class ExecSpace, class T, bool kAFastM, bool kBFastN, bool kVec = false, class TC = T>
 using GemmNarrowKernel = GemmKernelFor<ExecSpace, GemmNarrowCfg<ExecSpace, T>, T, kAFastM, kBFastN, kVec, TC>;
 
-// A table may name `gemm_tf32`: the entry for float products whose caller allows TF32 inputs
-// (Math::allow_tf32), on the tensor cores. Its micro-kernel reads both operands k-contiguous in
-// 16-byte packets (gemm_dispatch_tf32 copies them so where they are not).
-template <class Be, class = void>
-struct Tf32CfgOf {
-  using type = void;
-};
-template <class Be>
-struct Tf32CfgOf<Be, std::void_t<typename Be::gemm_tf32>> {
-  using type = typename Be::gemm_tf32;
-};
+// The entry for float products whose caller allows TF32 inputs (Math::allow_tf32), on the tensor
+// cores, where the table has one (void otherwise). Its micro-kernel reads both operands k-contiguous in
+// 16-byte packets (the plan copies them so where they are not).
 template <class ExecSpace>
-using GemmTf32Cfg = typename Tf32CfgOf<Backend<ExecSpace, float>>::type;
+using GemmTf32Cfg = typename EntryWithRole<GemmEntriesOf<ExecSpace, float>, GemmRole::tf32>::type;
 template <class ExecSpace>
 constexpr bool has_tf32_entry = !std::is_void_v<GemmTf32Cfg<ExecSpace>>;
 // The TF32 kernel: A and B k-contiguous (kAFastM = kBFastN = false), C float.
 template <class ExecSpace>
 using GemmTf32Kernel = GemmKernelFor<ExecSpace, GemmTf32Cfg<ExecSpace>, float, false, false, true, float>;
-
-template <class ExecSpace, class T>
-constexpr bool has_narrow_entry = !std::is_same_v<GemmNarrowCfg<ExecSpace, T>, GemmPacketCfg<ExecSpace, T>>;
-// Whether a product with m rows (that stages in packets) runs the narrow entry.
-template <class ExecSpace, class T>
-bool gemm_uses_narrow(std::int64_t m) {
-  if constexpr (has_narrow_entry<ExecSpace, T>) {
-    return m <= GemmNarrowCfg<ExecSpace, T>::bm;
-  } else {
-    return false;
-  }
-}
 
 template <class T>
 bool aligned_to(const T* p, int elems) {
@@ -269,52 +243,19 @@ WorkspaceLease<ExecSpace> lease_workspace(const ExecSpace& exec) {
                                    InstanceKey<typename BackendFor<ExecSpace>::type, ExecSpace>::of(exec));
 }
 
-// How many K slices a GEMM with `tiles` C tiles is split into. Split-K pays only when the tiles
-// cannot fill the device (fewer tiles than resident teams, e.g. 64 x 16384 x 16384): then a wave
-// model picks the slice count with the least time per slice, ceil(tiles * s / teams) / s, taking
-// a larger s only for a gain of 3% or more, since each slice adds an M x N partial to write and
-// read. Every slice keeps at least 16 K steps.
-inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident_teams) {
-  if (resident_teams <= 0 || tiles >= resident_teams) return 1;
-  const std::int64_t max_by_k = k / (16 * std::int64_t(bk));
-  int best = 1;
-  double best_cost = 1.0;
-  for (int s = 2; s <= 16 && s <= max_by_k; ++s) {
-    const double cost = double((tiles * s + resident_teams - 1) / resident_teams) / s;
-    if (cost < 0.97 * best_cost) best = s, best_cost = cost;
-  }
-  return best;
+// The K split a plan would give Kernel's entry on an M x N x K product on exec (plan_k_split), for
+// tests and sweeps that launch a kernel directly.
+template <class Kernel, class ExecSpace>
+KSplit gemm_k_split(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t k) {
+  using Cfg = typename Kernel::config;
+  using Be = typename BackendFor<ExecSpace>::type;
+  const GemmEntryParams p{Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
+  return plan_k_split(p, m, n, k, ComputeUnits<Be, ExecSpace>::of(exec),
+                      sizeof(typename Kernel::accumulator_type));
 }
-
-// Slices start on a K-step boundary, so every slice but the last is whole K steps: asking for
-// `slices` gives this many, each k_chunk deep.
-struct KSplit {
-  int slices;
-  std::int64_t k_chunk;
-};
-inline KSplit split_k(std::int64_t k, int bk, int slices) {
-  const std::int64_t steps = (k + bk - 1) / bk;
-  const std::int64_t chunk = (steps + slices - 1) / slices * bk;
-  return {static_cast<int>((k + chunk - 1) / chunk), chunk};
-}
-
-// The K slices Kernel would run for an M x N x K product on exec (1: no split-K). Split-K needs
-// an M x N partial per slice in the workspace; past the workspace limit it is not planned.
 template <class Kernel, class ExecSpace>
 int gemm_k_slices(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t k) {
-  using Cfg = typename Kernel::config;
-  if constexpr (Cfg::stages == 1) {
-    return 1;  // single-stage (host) tables: a core per tile is plenty, and staging is K-global
-  } else {
-    using Be = typename BackendFor<ExecSpace>::type;
-    const std::int64_t tiles = ((m + Cfg::bm - 1) / Cfg::bm) * ((n + Cfg::bn - 1) / Cfg::bn);
-    const int slices = choose_k_slices(tiles, k, Cfg::bk,
-                                       std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
-    if (slices == 1) return 1;
-    const KSplit s = split_k(k, Cfg::bk, slices);
-    const double bytes = double(s.slices) * double(m) * double(n) * sizeof(typename Kernel::accumulator_type);
-    return bytes <= double(workspace_registry().limit.load()) ? s.slices : 1;
-  }
+  return gemm_k_split<Kernel>(exec, m, n, k).slices;
 }
 
 // C = sum over slices of work[s] (+ beta * C), summed in slice order so reruns are bit-identical.
@@ -366,9 +307,11 @@ struct HasDeviceParams : std::false_type {};
 template <class Kernel>
 struct HasDeviceParams<Kernel, std::void_t<typename Kernel::device_params>> : std::true_type {};
 
+// Launches Kernel on C = alpha * op(A) * op(B) + beta * C, in split.slices K slices (the plan's
+// split; without room for the partials in the workspace, one).
 template <class Kernel, class ExecSpace, class T, class TC, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                 const Strided2D<TC>& c, Acc alpha, Acc beta) {
+                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split) {
   using Cfg = typename Kernel::config;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm;
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
@@ -386,7 +329,6 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
     params_lease.emplace(lease_workspace(exec));
     f.bind_device_params(params_lease->put(WorkSlot::kernel_params, &host, 1));
   }
-  const int slices = gemm_k_slices<Kernel>(exec, c.rows, c.cols, a.cols);
   typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
                                       Cfg::vector_length);
   using Be = typename BackendFor<ExecSpace>::type;
@@ -397,10 +339,10 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
                describe_gemm_cfg<Cfg>(), lifted);
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  if (slices > 1) {
+  if (split.slices > 1) {
     // The partials live in the instance's workspace, held until both kernels are enqueued.
     auto lease = lease_workspace(exec);
-    const KSplit s = split_k(a.cols, Cfg::bk, slices);
+    const KSplit s = split;
     Acc* work = nullptr;
     try {
       work = lease.template get<Acc>(
@@ -451,49 +393,18 @@ bool packet_staging_applies(const Strided2D<const T>& a, const Strided2D<const T
   }
 }
 
-template <class ExecSpace, class T, bool kAFastM, bool kBFastN, class TC, class Acc>
-void launch_gemm_staged(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                        const Strided2D<TC>& c, Acc alpha, Acc beta) {
-  using Packable = GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, false, TC>;
-  if constexpr (Packable::vector_capable) {
-    if (packet_staging_applies<Packable>(a, b)) {
-      if constexpr (has_narrow_entry<ExecSpace, T>) {
-        if (gemm_uses_narrow<ExecSpace, T>(c.rows) &&
-            packet_staging_applies<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN, false, TC>>(a, b)) {
-          launch_gemm<GemmNarrowKernel<ExecSpace, T, kAFastM, kBFastN, true, TC>>(exec, a, b, c, alpha, beta);
-          return;
-        }
-      }
-      launch_gemm<GemmPacketKernel<ExecSpace, T, kAFastM, kBFastN, true, TC>>(exec, a, b, c, alpha, beta);
-      return;
-    }
-  }
-  launch_gemm<GemmKernel<ExecSpace, T, kAFastM, kBFastN, false, TC>>(exec, a, b, c, alpha, beta);
-}
-
-// Whether ridgeline::gemm stages these operands in 16-byte packets, i.e. runs the table's
-// `gemm_packets` entry (for tests and reports).
-template <class ExecSpace, class T>
-bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
-  if (a_m && b_n) return packet_staging_applies<GemmPacketKernel<ExecSpace, T, true, true>>(a, b);
-  if (a_m) return packet_staging_applies<GemmPacketKernel<ExecSpace, T, true, false>>(a, b);
-  if (b_n) return packet_staging_applies<GemmPacketKernel<ExecSpace, T, false, true>>(a, b);
-  return packet_staging_applies<GemmPacketKernel<ExecSpace, T, false, false>>(a, b);
-}
-
 // ---- aligned operand copies ---------------------------------------------------------------------
-// A table may name `pack_min_extent`: when M, N and K all reach it, operands that cannot stage in
+// A table may name `pack_min_extent<T>`: when M, N and K all reach it, operands that cannot stage in
 // packets (an odd leading dimension such as 4097, a sub-view at an odd offset) are first copied into
 // workspace buffers whose lines start 16-byte aligned, and the packet entry runs on the copies. The
 // copies move (M*K + K*N) elements twice, against M*N*K FMAs.
-template <class Be, class = void>
+template <class Be, class T, class = void>
 struct PackMinExtent {
   static constexpr std::int64_t value = 0;  // no copies
 };
-template <class Be>
-struct PackMinExtent<Be, std::void_t<decltype(Be::pack_min_extent)>> {
-  static constexpr std::int64_t value = Be::pack_min_extent;
+template <class Be, class T>
+struct PackMinExtent<Be, T, std::void_t<decltype(Be::template pack_min_extent<T>)>> {
+  static constexpr std::int64_t value = Be::template pack_min_extent<T>;
 };
 
 // Elements of x's aligned copy: the fast index (rows where rows_contiguous) padded to 16 bytes.
@@ -505,20 +416,6 @@ std::int64_t packed_lead(const Strided2D<const T>& x) {
 template <class T>
 std::size_t packed_size(const Strided2D<const T>& x) {
   return static_cast<std::size_t>(packed_lead(x) * (rows_contiguous(x) ? x.cols : x.rows));
-}
-
-// Whether ridgeline::gemm copies these operands into aligned buffers before the product: not when
-// the copies alone would pass the workspace limit.
-template <class ExecSpace, class T>
-bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>>::value;
-  if constexpr (lim <= 0) {
-    (void)a, (void)b;
-    return false;
-  } else {
-    return a.rows >= lim && b.cols >= lim && a.cols >= lim && !gemm_uses_packets<ExecSpace, T>(a, b) &&
-           workspace_allows((packed_size(a) + packed_size(b)) * sizeof(T));
-  }
 }
 
 // Copies x into d (packed_size(x) elements), keeping its fast index at unit stride, so the same
@@ -543,145 +440,10 @@ Strided2D<const T> pack_aligned(const ExecSpace& exec, const Strided2D<const T>&
   return Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1};
 }
 
-// ---- peeling M / N remainders off the packet entry -----------------------------------------------
-// A remainder of a few rows or columns still costs its tiles a full K loop. Where those tiles start
-// one more wave (4097^3 on the H200: 33 x 33 = 1089 tiles of 128 x 128 over 264 team slots, five
-// waves; 32 x 32 = 1024 fit in four), the bulk of C runs alone and the remainders run after it as
-// their own products, which pick their own entries and split K. The same cut pays where the tile
-// count itself quantizes badly: DGEMM 2500^3 is 800 tiles of 128 x 64 over 264 slots, 3.03 waves run as
-// four; its bulk of 19 x 39 tiles runs in three, and the 59 remainder tiles split K across the device.
-struct PeelPlan {
-  std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
-};
-
-// The time of `tiles` tiles of a k-deep product run alone, in waves of full-depth tiles over
-// `resident` team slots, with the split-K choose_k_slices would make.
-inline double tiles_cost(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident) {
-  if (tiles <= 0) return 0.0;
-  const int s = choose_k_slices(tiles, k, bk, resident);
-  return double((tiles * s + resident - 1) / resident) / s;
-}
-
-// The bulk to run alone, if any: among the cuts that keep all whole tile rows and columns, or one
-// fewer of each, the one whose wave-model time (the bulk's waves, then each remainder's) is least,
-// if it beats the unpeeled product by 2% (each remainder adds a launch, and split-K partials).
-// resident: the team slots of the device (0: unknown, no peeling); k and bk: the depth and the
-// entry's K step, for the remainders' split.
-inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, std::int64_t k, int bm, int bn, int bk,
-                          std::int64_t resident) {
-  const std::int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, full = tiles_m * tiles_n;
-  if (resident <= 0 || full < resident) return {};  // one partial wave either way (split-K territory)
-  PeelPlan best;
-  double best_cost = 0.98 * double((full + resident - 1) / resident);
-  for (std::int64_t fm = m / bm; fm > 0 && fm + 1 >= m / bm; --fm) {
-    for (std::int64_t fn = n / bn; fn > 0 && fn + 1 >= n / bn; --fn) {
-      const std::int64_t m0 = fm * bm, n0 = fn * bn;
-      if (m0 == m && n0 == n) continue;
-      const double cost = tiles_cost(fm * fn, k, bk, resident) +
-                          tiles_cost((tiles_m - fm) * tiles_n, k, bk, resident) +  // rows below, full width
-                          tiles_cost(fm * (tiles_n - fn), k, bk, resident);  // columns right of the bulk
-      if (cost < best_cost) best = {m0, n0}, best_cost = cost;
-    }
-  }
-  return best;
-}
-
-template <class ExecSpace, class T>
-PeelPlan gemm_peel_plan(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  using Cfg = GemmPacketCfg<ExecSpace, T>;
-  if constexpr (Cfg::stages == 1) {
-    (void)exec, (void)a, (void)b;
-    return {};
-  } else {
-    if (!gemm_uses_packets<ExecSpace, T>(a, b) || gemm_uses_narrow<ExecSpace, T>(a.rows)) return {};
-    using Be = Backend<ExecSpace, T>;
-    return plan_peel(a.rows, b.cols, a.cols, Cfg::bm, Cfg::bn, Cfg::bk,
-                     std::int64_t(ComputeUnits<Be, ExecSpace>::of(exec)) * Cfg::min_blocks);
-  }
-}
-
 template <class T>
 Strided2D<T> block_of(const Strided2D<T>& x, std::int64_t r0, std::int64_t r1, std::int64_t c0,
                       std::int64_t c1) {
   return Strided2D<T>{x.data + r0 * x.rs + c0 * x.cs, r1 - r0, c1 - c0, x.rs, x.cs};
-}
-
-template <class ExecSpace, class T, class TC, class Acc>
-void gemm_launch_oriented(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<TC>& c, Acc al, Acc be) {
-  const bool a_m = rows_contiguous(a);   // op(A) walks m contiguously
-  const bool b_n = !rows_contiguous(b);  // op(B) walks n contiguously
-  if (a_m && b_n) {
-    launch_gemm_staged<ExecSpace, T, true, true>(exec, a, b, c, al, be);
-  } else if (a_m) {
-    launch_gemm_staged<ExecSpace, T, true, false>(exec, a, b, c, al, be);
-  } else if (b_n) {
-    launch_gemm_staged<ExecSpace, T, false, true>(exec, a, b, c, al, be);
-  } else {
-    launch_gemm_staged<ExecSpace, T, false, false>(exec, a, b, c, al, be);
-  }
-}
-
-template <class ExecSpace, class T, class TC>
-void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
-                   bool allow_copies = true);
-
-template <class ExecSpace, class T, class TY>
-void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
-                   const Strided1D<TY>& y, AccumulatorType<T> alpha, AccumulatorType<T> beta);
-
-// A part of a split product. One row or one column is a GEMV, which reads the operand it streams
-// at memory speed; a GEMM tile would spend its full K loop on one useful row or column (4097^3:
-// 121 and 70 us against ~20 us each, under ncu, perf/results/h200-2026-11-30-565bb80-README.md).
-template <class ExecSpace, class T, class TC>
-void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                        const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
-  if (c.cols == 1) {  // c = alpha * op(A) * b(:, 0) + beta * c
-    gemv_dispatch(exec, a, Strided1D<const T>{b.data, b.rows, b.rs}, Strided1D<TC>{c.data, c.rows, c.rs},
-                  alpha, beta);
-  } else if (c.rows == 1) {  // c^T = alpha * op(B)^T * a(0, :)^T + beta * c^T
-    gemv_dispatch(exec, Strided2D<const T>{b.data, b.cols, b.rows, b.cs, b.rs},
-                  Strided1D<const T>{a.data, a.cols, a.cs}, Strided1D<TC>{c.data, c.cols, c.cs}, alpha, beta);
-  } else {
-    gemm_dispatch(exec, a, b, c, alpha, beta, false);
-  }
-}
-
-// C's bulk [0, m0) x [0, n0) as one product, then the rows below it (full width) and the columns
-// right of the bulk, each as its own product. The three parts of C are disjoint.
-template <class ExecSpace, class T, class TC>
-void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
-                          const PeelPlan& p) {
-  const std::int64_t m = c.rows, n = c.cols, k = a.cols;
-  gemm_launch_oriented(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, 0, p.n0),
-                       block_of(c, 0, p.m0, 0, p.n0), alpha, beta);
-  if (p.m0 < m)
-    gemm_dispatch_part(exec, block_of(a, p.m0, m, 0, k), b, block_of(c, p.m0, m, 0, n), alpha, beta);
-  if (p.n0 < n)
-    gemm_dispatch_part(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, p.n0, n),
-                       block_of(c, 0, p.m0, p.n0, n), alpha, beta);
-}
-
-// The product on aligned copies of op(A) and op(B), in the instance's workspace; falls back to
-// element staging when the device cannot hold the copies.
-template <class ExecSpace, class T, class TC>
-void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
-  require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
-  require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
-  auto lease = lease_workspace(exec);
-  T *da = nullptr, *db = nullptr;
-  try {
-    da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
-    db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
-  } catch (const std::exception&) {
-    lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
-    gemm_launch_oriented(exec, a, b, c, alpha, beta);
-    return;
-  }
-  gemm_dispatch(exec, pack_aligned(exec, a, da), pack_aligned(exec, b, db), c, alpha, beta, false);
 }
 
 // ---- TF32 (Math::allow_tf32) ---------------------------------------------------------------------
@@ -790,55 +552,341 @@ inline bool tf32_stages_as_is(const Strided2D<const float>& x, bool a_side) {
   return stages_in_packets(x, !a_side, 4);
 }
 
-// C = alpha * op(A) * op(B) + beta * C on the table's TF32 entry. Operands that are not k-contiguous
-// in aligned 16-byte packets are first copied so into the workspace (an NN product's A, say: M x K
-// elements moved twice, about 7% of an 8192^3 product at TF32 speed). Without room for the copies
-// the product runs in exact FP32, which Math::allow_tf32 permits.
+// ---- the plan ----------------------------------------------------------------------------------
+// Whether entry E's kernel stages op(A) and op(B) in packets in this orientation (a_m: op(A) walks m
+// contiguously; b_n: op(B) walks n contiguously). The asynchronous and TMA kernels always do; the
+// register-staging kernel only for some tile shapes.
+template <class ExecSpace, class T, class E>
+bool entry_vector_capable(bool a_m, bool b_n) {
+  using Cfg = typename E::Cfg;
+  if (a_m && b_n) return GemmKernelFor<ExecSpace, Cfg, T, true, true, false>::vector_capable;
+  if (a_m) return GemmKernelFor<ExecSpace, Cfg, T, true, false, false>::vector_capable;
+  if (b_n) return GemmKernelFor<ExecSpace, Cfg, T, false, true, false>::vector_capable;
+  return GemmKernelFor<ExecSpace, Cfg, T, false, false, false>::vector_capable;
+}
+
+// The plan for C = alpha * op(A) * op(B) + beta * C (shapes validated, M, N, K > 0) on a device of
+// compute_units SMs or CUs (0: unknown). tf32: the caller allows TF32 (float only). allow_copies =
+// false: the operands are already copies, or parts of a product that was split. Pure: reads the
+// operands' strides, extents and addresses (never their elements) and the workspace limit.
+template <class ExecSpace, class T>
+GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std::int64_t compute_units,
+                   bool tf32 = false, bool allow_copies = true) {
+  using L = GemmEntriesOf<ExecSpace, T>;
+  constexpr std::size_t acc_bytes = sizeof(AccumulatorType<T>);
+  const std::int64_t m = a.rows, n = b.cols, k = a.cols;
+  GemmPlan plan;
+  const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
+  constexpr int W = int(16 / sizeof(T));
+  GemmFacts f{m,
+              n,
+              k,
+              stages_in_packets(a, a_m, W) && stages_in_packets(b, !b_n, W),
+              tf32 && std::is_same_v<T, float>,
+              compute_units,
+              a_m};
+  const auto usable = [&](int index) {
+    bool ok = true;
+    L::visit(index, [&](auto e) {
+      using E = decltype(e);
+      if constexpr (E::When::needs_packets && E::When::role != GemmRole::tf32)
+        ok = entry_vector_capable<ExecSpace, T, E>(a_m, b_n);
+    });
+    return ok;
+  };
+  plan.entry = L::first_applying(f, usable);
+  if constexpr (std::is_same_v<T, float>) {
+    if (L::params(plan.entry).role == GemmRole::tf32) {
+      // The copies, where the operands are not k-contiguous already; without room for them under the
+      // workspace limit, exact FP32 (Math::allow_tf32 is a permission).
+      const std::int64_t ld = (k + 3) / 4 * 4;
+      plan.copy_a = !tf32_stages_as_is(a, true), plan.copy_b = !tf32_stages_as_is(b, false);
+      const std::size_t bytes =
+          sizeof(float) * std::size_t((plan.copy_a ? m * ld : 0) + (plan.copy_b ? n * ld : 0));
+      if (workspace_allows(bytes)) {
+        plan.role = GemmRole::tf32;
+        plan_peel_and_split(plan, L::params(plan.entry), m, n, k, compute_units, acc_bytes);
+        return plan;
+      }
+      plan.copy_a = plan.copy_b = false;
+      f.tf32 = false;
+      plan.entry = L::first_applying(f, usable);
+    }
+  }
+  // Operands that cannot stage in packets are copied aligned first where the table says the product
+  // is large enough to pay for the copies (pack_min_extent), and the workspace limit allows them.
+  constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>, T>::value;
+  if (allow_copies && lim > 0 && !L::params(plan.entry).needs_packets && m >= lim && n >= lim && k >= lim &&
+      workspace_allows((packed_size(a) + packed_size(b)) * sizeof(T))) {
+    GemmFacts copied = f;
+    copied.packets = true;  // the copies keep each operand's fast index, on aligned lines
+    const int i = L::first_applying(copied, usable);
+    if (L::params(i).needs_packets) plan.entry = i, plan.copy_aligned = true;
+  }
+  const GemmEntryParams p = L::params(plan.entry);
+  plan.role = p.role;
+  plan_peel_and_split(plan, p, m, n, k, compute_units, acc_bytes);
+  return plan;
+}
+
+// The plan for exec's device.
+template <class ExecSpace, class T>
+GemmPlan gemm_plan(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                   bool tf32 = false, bool allow_copies = true) {
+  return plan_gemm<ExecSpace, T>(a, b, ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec), tf32,
+                                 allow_copies);
+}
+
+// The plan with another entry of the table (by index; the tile sweep times the alternatives through
+// the executor): its own peel and split for this shape, the rest as planned.
+template <class ExecSpace, class T>
+GemmPlan gemm_plan_with_entry(const ExecSpace& exec, GemmPlan plan, int entry, std::int64_t m, std::int64_t n,
+                              std::int64_t k) {
+  using L = GemmEntriesOf<ExecSpace, T>;
+  const GemmEntryParams p = L::params(entry);
+  plan.entry = entry, plan.role = p.role;
+  plan_peel_and_split(plan, p, m, n, k, ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec),
+                      sizeof(AccumulatorType<T>));
+  return plan;
+}
+
+// Whether ridgeline::gemm stages these operands in 16-byte packets as they are (for tests and reports).
+template <class ExecSpace, class T>
+bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  const GemmPlan plan = gemm_plan(ExecSpace(), a, b, false, false);
+  return GemmEntriesOf<ExecSpace, T>::params(plan.entry).needs_packets;
+}
+// Whether ridgeline::gemm copies these operands into aligned buffers before the product.
+template <class ExecSpace, class T>
+bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  return gemm_plan(ExecSpace(), a, b).copy_aligned;
+}
+
+// ---- executing a plan ------------------------------------------------------------------------------
+template <class ExecSpace, class T, class TC>
+void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                   const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
+                   bool allow_copies = true, bool tf32 = false);
+
+template <class ExecSpace, class T, class TY>
+void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
+                   const Strided1D<TY>& y, AccumulatorType<T> alpha, AccumulatorType<T> beta);
+
+// The multi-vector GEMV on C = alpha * op(A) * op(B) + beta * C (N <= Cfg::max_vectors, op(A)
+// rows-contiguous) in split.slices K slices; without room for the partials in the workspace, one.
+template <class Cfg, class ExecSpace, class T, class TC, class Acc>
+void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<const T>& a,
+                         const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha, Acc beta) {
+  const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
+  const auto run = [&](auto nv, auto packets) {
+    using Kernel = GemmMultiVector<ExecSpace, Cfg, T, Acc, decltype(nv)::value, decltype(packets)::value, TC>;
+    Kernel f;
+    f.a = a, f.b = b, f.c = c, f.alpha = alpha, f.beta = beta;
+    const std::int64_t row_blocks = (a.rows + Kernel::BR - 1) / Kernel::BR;
+    f.row_blocks = static_cast<int>(row_blocks);
+    std::optional<WorkspaceLease<ExecSpace>> lease;
+    if (split.slices > 1) {
+      lease.emplace(lease_workspace(exec));
+      try {
+        f.work = lease->template get<Acc>(
+            WorkSlot::partials, static_cast<std::size_t>(split.slices) * std::size_t(c.rows * c.cols));
+        f.slices = split.slices, f.k_chunk = split.k_chunk;
+      } catch (const std::exception&) {
+        // No room for the partials: one slice.
+      }
+    }
+    require_int_range(row_blocks * f.slices, "number of multi-vector teams", "gemm");
+    typename Kernel::policy_type policy(exec, static_cast<int>(row_blocks * f.slices), Cfg::team_size, 1);
+    Kokkos::parallel_for("ridgeline::gemm multi-vector", policy, f);
+    if (f.slices > 1) split_k_reduce(exec, f.work, f.slices, c, beta);
+  };
+  using V = std::true_type;
+  using S = std::false_type;
+  if (c.cols <= 4) {
+    vec ? run(std::integral_constant<int, 4>{}, V{}) : run(std::integral_constant<int, 4>{}, S{});
+  } else {
+    static_assert(Cfg::max_vectors == 16, "instances for up to 4 and up to 16 columns");
+    vec ? run(std::integral_constant<int, 16>{}, V{}) : run(std::integral_constant<int, 16>{}, S{});
+  }
+}
+
+// Launches the plan's entry on a product it has been planned for (or on the bulk of one), with the
+// plan's split, in the operands' orientation. The TF32 entry reads both operands k-contiguous.
+template <class ExecSpace, class T, class TC, class Acc>
+void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<const T>& a,
+                  const Strided2D<const T>& b, const Strided2D<TC>& c, Acc al, Acc be) {
+  const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
+  GemmEntriesOf<ExecSpace, T>::visit(plan.entry, [&](auto e) {
+    using E = decltype(e);
+    using Cfg = typename E::Cfg;
+    if constexpr (E::When::role == GemmRole::multi_vector) {
+      if constexpr (std::is_same_v<T, TC> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        launch_multi_vector<Cfg>(exec, plan.split, a, b, c, al, be);
+      } else {
+        throw std::logic_error(
+            "ridgeline::gemm: a multi-vector plan for a product that is not float or double");
+      }
+    } else if constexpr (E::When::role == GemmRole::tf32) {
+      if constexpr (std::is_same_v<T, float> && std::is_same_v<TC, float>) {
+        launch_gemm<GemmKernelFor<ExecSpace, Cfg, T, false, false, true, TC>>(exec, a, b, c, al, be,
+                                                                              plan.split);
+      } else {
+        throw std::logic_error("ridgeline::gemm: a TF32 plan for a product that is not float");
+      }
+    } else {
+      const auto run = [&](auto am, auto bn) {
+        constexpr bool kAm = decltype(am)::value, kBn = decltype(bn)::value;
+        using Plain = GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, false, TC>;
+        if constexpr (!E::When::needs_packets) {
+          launch_gemm<Plain>(exec, a, b, c, al, be, plan.split);
+        } else if constexpr (Plain::vector_capable) {
+          launch_gemm<GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, true, TC>>(exec, a, b, c, al, be,
+                                                                            plan.split);
+        } else {
+          throw std::logic_error("ridgeline::gemm: a packet plan for a kernel without packet staging");
+        }
+      };
+      using Y = std::true_type;
+      using N = std::false_type;
+      if (a_m && b_n) {
+        run(Y{}, Y{});
+      } else if (a_m) {
+        run(Y{}, N{});
+      } else if (b_n) {
+        run(N{}, Y{});
+      } else {
+        run(N{}, N{});
+      }
+    }
+  });
+}
+
+// A part of a split product. One row or one column is a GEMV, which reads the operand it streams
+// at memory speed; a GEMM tile would spend its full K loop on one useful row or column (4097^3:
+// 121 and 70 us against ~20 us each, under ncu, perf/results/h200-2026-11-30-565bb80-README.md).
+template <class ExecSpace, class T, class TC>
+void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                        const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
+  if (c.cols == 1) {  // c = alpha * op(A) * b(:, 0) + beta * c
+    gemv_dispatch(exec, a, Strided1D<const T>{b.data, b.rows, b.rs}, Strided1D<TC>{c.data, c.rows, c.rs},
+                  alpha, beta);
+  } else if (c.rows == 1) {  // c^T = alpha * op(B)^T * a(0, :)^T + beta * c^T
+    gemv_dispatch(exec, Strided2D<const T>{b.data, b.cols, b.rows, b.cs, b.rs},
+                  Strided1D<const T>{a.data, a.cols, a.cs}, Strided1D<TC>{c.data, c.cols, c.cs}, alpha, beta);
+  } else {
+    gemm_dispatch(exec, a, b, c, alpha, beta, false);
+  }
+}
+
+// The plan's entry on C's bulk [0, m0) x [0, n0), then the rows below it (full width) and the columns
+// right of the bulk, each planned as a product of its own. The three parts of C are disjoint.
+template <class ExecSpace, class T, class TC>
+void run_peeled(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<const T>& a,
+                const Strided2D<const T>& b, const Strided2D<TC>& c, AccumulatorType<T> alpha,
+                AccumulatorType<T> beta) {
+  const PeelPlan& p = plan.peel;
+  const std::int64_t m = c.rows, n = c.cols, k = a.cols;
+  launch_entry(exec, plan, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, 0, p.n0),
+               block_of(c, 0, p.m0, 0, p.n0), alpha, beta);
+  if (p.m0 < m)
+    gemm_dispatch_part(exec, block_of(a, p.m0, m, 0, k), b, block_of(c, p.m0, m, 0, n), alpha, beta);
+  if (p.n0 < n)
+    gemm_dispatch_part(exec, block_of(a, 0, p.m0, 0, k), block_of(b, 0, k, p.n0, n),
+                       block_of(c, 0, p.m0, p.n0, n), alpha, beta);
+}
+
+// The same with a given bulk on the entry the product would run (tests: every backend, any cut).
+template <class ExecSpace, class T, class TC>
+void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
+                          const PeelPlan& p) {
+  GemmPlan plan = gemm_plan(exec, a, b, false, false);
+  plan.peel = p;
+  plan.split =
+      plan_k_split(GemmEntriesOf<ExecSpace, T>::params(plan.entry), p.m0, p.n0, a.cols,
+                   ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec), sizeof(AccumulatorType<T>));
+  run_peeled(exec, plan, a, b, c, alpha, beta);
+}
+
+// The product on aligned copies of op(A) and op(B), in the instance's workspace, planned again on the
+// copies; element staging when the device cannot hold the copies.
+template <class ExecSpace, class T, class TC>
+void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
+  require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
+  require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
+  auto lease = lease_workspace(exec);
+  T *da = nullptr, *db = nullptr;
+  try {
+    da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
+    db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
+  } catch (const std::exception&) {
+    lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
+    gemm_dispatch(exec, a, b, c, alpha, beta, false);
+    return;
+  }
+  gemm_dispatch(exec, pack_aligned(exec, a, da), pack_aligned(exec, b, db), c, alpha, beta, false);
+}
+
+// The TF32 plan: operands that are not k-contiguous in aligned 16-byte packets are first copied so
+// into the workspace (an NN product's A, say: M x K elements moved twice, about 7% of an 8192^3
+// product at TF32 speed). Without room for the copies on the device the product runs in exact FP32,
+// which Math::allow_tf32 permits.
 template <class ExecSpace, class TC>
-void gemm_dispatch_tf32(const ExecSpace& exec, const Strided2D<const float>& a,
-                        const Strided2D<const float>& b, const Strided2D<TC>& c, float alpha, float beta) {
-  static_assert(has_tf32_entry<ExecSpace>, "no TF32 entry in this backend's table");
+void run_tf32(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<const float>& a,
+              const Strided2D<const float>& b, const Strided2D<TC>& c, float alpha, float beta) {
   constexpr int W = 4;  // floats per 16-byte packet
-  const bool a_ok = tf32_stages_as_is(a, true), b_ok = tf32_stages_as_is(b, false);
   const std::int64_t M = a.rows, N = b.cols, K = a.cols, ld = (K + W - 1) / W * W;
   Strided2D<const float> a2 = a, b2 = b;
   auto lease = lease_workspace(exec);
   float *da = nullptr, *db = nullptr;
   try {
-    if (!a_ok) da = lease.template get<float>(WorkSlot::a_copy, static_cast<std::size_t>(M * ld));
-    if (!b_ok) db = lease.template get<float>(WorkSlot::b_copy, static_cast<std::size_t>(N * ld));
+    if (plan.copy_a) da = lease.template get<float>(WorkSlot::a_copy, static_cast<std::size_t>(M * ld));
+    if (plan.copy_b) db = lease.template get<float>(WorkSlot::b_copy, static_cast<std::size_t>(N * ld));
   } catch (const std::exception&) {
     lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
     gemm_dispatch(exec, a, b, c, alpha, beta);
     return;
   }
-  if (!a_ok) {  // op(A)(m, k) -> da[m * ld + k]
+  if (plan.copy_a) {  // op(A)(m, k) -> da[m * ld + k]
     copy_depth_contiguous(exec, a.data, M, K, a.rs, a.cs, ld, da);
     a2 = Strided2D<const float>{da, M, K, ld, 1};
   }
-  if (!b_ok) {  // op(B)(k, n) -> db[n * ld + k]
+  if (plan.copy_b) {  // op(B)(k, n) -> db[n * ld + k]
     copy_depth_contiguous(exec, b.data, N, K, b.cs, b.rs, ld, db);
     b2 = Strided2D<const float>{db, K, N, 1, ld};
   }
-  launch_gemm<GemmTf32Kernel<ExecSpace>>(exec, a2, b2, c, alpha, beta);
+  launch_entry(exec, plan, a2, b2, c, alpha, beta);
 }
 
-// C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0.
-// allow_copies = false: the operands are already copies (or parts of a product that was split).
+// Executes a plan made for these operands by gemm_plan (or gemm_plan_with_entry).
+template <class ExecSpace, class T, class TC>
+void run_gemm_plan(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<const T>& a,
+                   const Strided2D<const T>& b, const Strided2D<TC>& c, AccumulatorType<T> alpha,
+                   AccumulatorType<T> beta) {
+  if (plan.role == GemmRole::tf32) {
+    if constexpr (std::is_same_v<T, float>) {
+      run_tf32(exec, plan, a, b, c, alpha, beta);
+      return;
+    }
+  }
+  if (plan.copy_aligned) {
+    gemm_dispatch_packed(exec, a, b, c, alpha, beta);
+  } else if (plan.peel.m0 > 0) {
+    run_peeled(exec, plan, a, b, c, alpha, beta);
+  } else {
+    launch_entry(exec, plan, a, b, c, alpha, beta);
+  }
+}
+
+// C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0: plan, then
+// execute. allow_copies = false: the operands are already copies (or parts of a product that was
+// split). tf32: the caller allows TF32 (float products).
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                    const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
-                   bool allow_copies) {
-  if (allow_copies && gemm_packs_operands<ExecSpace, T>(a, b)) {
-    gemm_dispatch_packed(exec, a, b, c, alpha, beta);
-    return;
-  }
-  const PeelPlan peel = gemm_peel_plan(exec, a, b);
-  if (peel.m0 > 0) {
-    gemm_dispatch_peeled(exec, a, b, c, alpha, beta, peel);
-    return;
-  }
-  gemm_launch_oriented(exec, a, b, c, alpha, beta);
+                   bool allow_copies, bool tf32) {
+  run_gemm_plan(exec, gemm_plan(exec, a, b, tf32, allow_copies), a, b, c, alpha, beta);
 }
 
 // GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer

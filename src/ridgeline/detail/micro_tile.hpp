@@ -97,7 +97,8 @@ struct LaneLayout<Cfg, std::void_t<decltype(Cfg::lanes_m), decltype(Cfg::group_l
 template <class Cfg, class = void>
 struct EntryMatrixUnit : std::false_type {};
 template <class Cfg>
-struct EntryMatrixUnit<Cfg, std::void_t<decltype(Cfg::matrix_unit)>> : std::bool_constant<Cfg::matrix_unit> {};
+struct EntryMatrixUnit<Cfg, std::void_t<decltype(Cfg::matrix_unit)>> : std::bool_constant<Cfg::matrix_unit> {
+};
 
 // Where element (i, k) of a scratch tile lives: i * i_stride + k * k_stride, with i the row (A) or
 // column (B) of the team tile. The k-major tiles above are ScratchLayout<1, LD>.

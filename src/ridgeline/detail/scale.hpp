@@ -30,7 +30,9 @@ void scale_vector(const ExecSpace& exec, Strided1D<T> y, S beta) {
   Kokkos::parallel_for(
       "ridgeline::scale_vector",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.n),
-      KOKKOS_LAMBDA(std::int64_t i) { y(i) = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(y(i))); });
+      KOKKOS_LAMBDA(std::int64_t i) {
+        y(i) = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(y(i)));
+      });
 }
 
 }  // namespace ridgeline::detail

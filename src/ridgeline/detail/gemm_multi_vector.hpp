@@ -1,0 +1,125 @@
+#pragma once
+// Skinny-N GEMM as a multi-vector GEMV: C = alpha * op(A) * op(B) + beta * C for N of at most kNV
+// columns, op(A) rows-contiguous. A tile kernel would stage 128 columns of op(B) for 2 to 16 useful
+// ones and run at GEMM speed on a memory-bound product (16384 x 8 x 16384 fp32: 637 GB/s, 0.21 of
+// cuBLAS). Here every element of A is read once, in 16-byte packets down a column, and multiplied by
+// the N values of op(B)'s row k held in registers:
+//
+//   team (row block r, K slice s): rows [r * BR, (r + 1) * BR), K steps [s * chunk, (s + 1) * chunk)
+//   thread: VW consecutive rows (one packet), VW x kNV accumulators; U columns of A in flight
+//   K slices > 1: alpha * partial sums to the workspace, slice by slice, then split_k_reduce adds
+//   them in slice order (bit-identical reruns); one slice: C written directly (beta == 0 never reads C)
+//
+// The slices supply the teams that the rows alone cannot (16384 rows are 32 teams of 512), as split-K
+// does for GEMM; the plan picks them (plan_multi_vector in gemm_plan.hpp).
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+
+#include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/strided.hpp"
+
+namespace ridgeline::detail {
+
+// kNV: the most columns of C this instantiation serves (runtime N <= kNV). kVec: A's columns start
+// on packet boundaries (unit row stride, aligned origin and leading dimension); otherwise scalars.
+template <class ExecSpace, class Cfg, class T, class Acc, int kNV, bool kVec, class TC = T>
+struct GemmMultiVector {
+  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
+  using member_type = typename policy_type::member_type;
+  static constexpr int VW = kVec ? Cfg::vec : 1;  // rows per thread: one packet
+  static constexpr int U = Cfg::unroll;           // columns of A in flight per thread
+  static constexpr int BR = Cfg::team_size * VW;  // rows per team
+  static constexpr int max_vectors = kNV;
+
+  Strided2D<const T> a;  // op(A): M x K, rows contiguous
+  Strided2D<const T> b;  // op(B): K x N, N <= kNV
+  Strided2D<TC> c;       // M x N
+  Acc alpha, beta;
+  int row_blocks = 1, slices = 1;
+  std::int64_t k_chunk = 0;
+  Acc* work = nullptr;  // slices x M x N partials (element (m, n) of slice s at s * M * N + n * M + m)
+
+  KOKKOS_FORCEINLINE_FUNCTION Acc a_at(std::int64_t i, std::int64_t k) const {
+    return static_cast<Acc>(a.data[i * a.rs + k * a.cs]);
+  }
+
+  // acc[e][j] += A(i + e, k) * B(k, j) for the U columns k, k + 1, ...: all U packets of A are requested
+  // before the first is used. whole: the packet lies inside A (else element by element, masked).
+  template <int kU>
+  KOKKOS_FORCEINLINE_FUNCTION void mac_columns(Acc (&acc)[VW][kNV], std::int64_t i, std::int64_t k, int nv,
+                                               bool whole) const {
+    Acc av[kU][VW];
+    if (whole) {
+      if constexpr (VW > 1) {
+        Packet<VW, T> p[kU];
+        RIDGELINE_UNROLL
+        for (int u = 0; u < kU; ++u) p[u] = load_packet<VW>(a.data + i + (k + u) * a.cs);
+        RIDGELINE_UNROLL
+        for (int u = 0; u < kU; ++u) {
+          RIDGELINE_UNROLL
+          for (int e = 0; e < VW; ++e) av[u][e] = static_cast<Acc>(p[u].v[e]);
+        }
+      } else {
+        RIDGELINE_UNROLL
+        for (int u = 0; u < kU; ++u) av[u][0] = a_at(i, k + u);
+      }
+    } else {
+      RIDGELINE_UNROLL
+      for (int u = 0; u < kU; ++u) {
+        RIDGELINE_UNROLL
+        for (int e = 0; e < VW; ++e) av[u][e] = i + e < a.rows ? a_at(i + e, k + u) : Acc(0);
+      }
+    }
+    RIDGELINE_UNROLL
+    for (int u = 0; u < kU; ++u) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kNV; ++j) {
+        if (j < nv) {
+          const Acc bj = static_cast<Acc>(b(k + u, j));
+          RIDGELINE_UNROLL
+          for (int e = 0; e < VW; ++e) acc[e][j] += av[u][e] * bj;
+        }
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int r = team.league_rank() % row_blocks, s = team.league_rank() / row_blocks;
+    const std::int64_t i = std::int64_t(r) * BR + std::int64_t(team.team_rank()) * VW;
+    if (i >= a.rows) return;
+    const std::int64_t k0 = std::int64_t(s) * k_chunk;
+    const std::int64_t k1 = slices > 1 && k0 + k_chunk < a.cols ? k0 + k_chunk : a.cols;
+    const int nv = static_cast<int>(c.cols);
+    const bool whole = i + VW <= a.rows;
+    Acc acc[VW][kNV];
+    RIDGELINE_UNROLL
+    for (int e = 0; e < VW; ++e) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kNV; ++j) acc[e][j] = Acc(0);
+    }
+    std::int64_t k = k0;
+    for (; k + U <= k1; k += U) mac_columns<U>(acc, i, k, nv, whole);
+    for (; k < k1; ++k) mac_columns<1>(acc, i, k, nv, whole);
+
+    // Compile-time indices into acc (a run-time one would put it in local memory).
+    const std::int64_t mn = c.rows * c.cols;
+    RIDGELINE_UNROLL
+    for (int j = 0; j < kNV; ++j) {
+      if (j >= nv) break;
+      RIDGELINE_UNROLL
+      for (int e = 0; e < VW; ++e) {
+        const std::int64_t m = i + e;
+        if (m >= c.rows) break;
+        if (slices > 1) {
+          work[s * mn + j * c.rows + m] = alpha * acc[e][j];
+        } else {
+          Acc v = alpha * acc[e][j];
+          if (beta != Acc(0)) v += beta * static_cast<Acc>(c(m, j));
+          c(m, j) = static_cast<TC>(v);
+        }
+      }
+    }
+  }
+};
+
+}  // namespace ridgeline::detail

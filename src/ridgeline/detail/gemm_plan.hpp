@@ -1,0 +1,325 @@
+#pragma once
+// A GEMM call's decisions as a value: which table entry runs, on which operands (as they are, aligned
+// copies, or TF32's k-contiguous copies), how many K slices, and which bulk of C runs alone when
+// thin remainders are peeled off. Everything here is a pure function of the shape, the operands'
+// strides and alignment, the device's compute units and the workspace limit: nothing launches, so
+// tests can ask what any call would do on any device. dispatch.hpp computes the plan for a call
+// (gemm_plan) and executes it (run_gemm_plan); gemm_tile_config prints it.
+//
+// Each backend's table lists its GEMM entries in order, each with the condition under which it applies
+// (GemmEntry<Cfg, When>, the conditions in namespace when); the first entry whose condition holds
+// runs. The numbers inside a condition (a row limit, a wave fraction) are the table's, with the sweep
+// that chose them cited there.
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "ridgeline/detail/strided.hpp"
+#include "ridgeline/detail/workspace.hpp"
+
+namespace ridgeline::detail {
+
+// What an entry is for, in reports and tests.
+enum class GemmRole { general, packets, narrow, small, tf32, multi_vector };
+inline const char* role_name(GemmRole r) {
+  switch (r) {
+    case GemmRole::general:
+      return "general";
+    case GemmRole::packets:
+      return "packets";
+    case GemmRole::narrow:
+      return "narrow";
+    case GemmRole::small:
+      return "small tiles";
+    case GemmRole::tf32:
+      return "tf32";
+    case GemmRole::multi_vector:
+      return "multi-vector";
+  }
+  return "?";
+}
+
+// What an entry's condition sees of a call.
+struct GemmFacts {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool packets = false;            // op(A) and op(B) stage in 16-byte packets (or will, once copied aligned)
+  bool tf32 = false;               // a float product whose caller allows TF32 (Math::allow_tf32)
+  std::int64_t compute_units = 0;  // SMs or CUs of the device (0: unknown)
+  bool a_rows_contiguous = false;  // op(A) walks its rows (m) contiguously
+};
+
+// C tiles of a bm x bn entry.
+inline std::int64_t tiles_of(std::int64_t m, std::int64_t n, int bm, int bn) {
+  return ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
+}
+
+namespace when {
+// Any strides and alignment (element or register staging): a table's last entry.
+struct any {
+  static constexpr GemmRole role = GemmRole::general;
+  static constexpr bool needs_packets = false;
+  static bool applies(const GemmFacts&) { return true; }
+};
+// Both operands stage in 16-byte packets.
+struct packets {
+  static constexpr GemmRole role = GemmRole::packets;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets; }
+};
+// Packets, and at most kRows rows of C: a taller entry would leave most rows of every tile empty
+// (64 x 16384 x 16384).
+template <int kRows>
+struct rows_at_most {
+  static constexpr GemmRole role = GemmRole::narrow;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets && f.m <= kRows; }
+};
+// Packets, and entry Big's tiles fill at least kMinWaves and fewer than kMaxWaves waves of its team
+// slots (compute units x Big::min_blocks), the last of them less than kMaxLastPercent percent full:
+// there, smaller tiles finish the product sooner than Big's nearly empty last wave does. Decided from
+// the tile count against the compute units, never from fixed sizes; unknown devices keep Big.
+template <class Big, int kMinWaves, int kMaxWaves, int kMaxLastPercent>
+struct last_wave_nearly_empty {
+  static constexpr GemmRole role = GemmRole::small;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) {
+    if (!f.packets || f.compute_units <= 0) return false;
+    const std::int64_t tiles = tiles_of(f.m, f.n, Big::bm, Big::bn);
+    const std::int64_t slots = f.compute_units * Big::min_blocks;
+    const std::int64_t last = tiles % slots;  // tiles in the last wave; 0: it is full
+    return tiles >= kMinWaves * slots && tiles < kMaxWaves * slots && last > 0 &&
+           last * 100 < kMaxLastPercent * slots;
+  }
+};
+// At most kMaxN columns of C (and at least two: one is a GEMV) with op(A) rows-contiguous: a
+// multi-vector GEMV (gemm_multi_vector.hpp) reads A once at memory speed, where tiles of a GEMM
+// entry would be mostly empty columns.
+template <int kMaxN>
+struct columns_at_most {
+  static constexpr GemmRole role = GemmRole::multi_vector;
+  static constexpr bool needs_packets = false;
+  static bool applies(const GemmFacts& f) { return f.n >= 2 && f.n <= kMaxN && f.a_rows_contiguous; }
+};
+// A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
+// the plan copies them so where they are not.
+struct tf32 {
+  static constexpr GemmRole role = GemmRole::tf32;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.tf32; }
+};
+}  // namespace when
+
+// One table entry and its condition. Cfg void: no such entry in this build (it never applies).
+template <class Cfg_, class When_>
+struct GemmEntry {
+  using Cfg = Cfg_;
+  using When = When_;
+};
+
+// An entry's numbers that the plan needs, as run-time data.
+struct GemmEntryParams {
+  int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
+  GemmRole role = GemmRole::general;
+  bool needs_packets = false;
+};
+template <class E>
+GemmEntryParams entry_params() {
+  using Cfg = typename E::Cfg;
+  return {Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages, E::When::role, E::When::needs_packets};
+}
+
+// A table's GEMM entries, first match wins.
+template <class... E>
+struct GemmEntries {
+  static constexpr int size = sizeof...(E);
+  // The index of the first entry that exists and whose condition holds for f; usable(i) may veto
+  // an entry (a kernel that cannot stage these operands in packets); -1: none.
+  template <class Usable>
+  static int first_applying(const GemmFacts& f, const Usable& usable) {
+    int i = 0, found = -1;
+    ((found < 0 && !std::is_void_v<typename E::Cfg> && E::When::applies(f) && usable(i) ? found = i : 0, ++i),
+     ...);
+    return found;
+  }
+  // The index of the first existing entry with role r; -1: none.
+  static int find(GemmRole r) {
+    int i = 0, found = -1;
+    ((found < 0 && !std::is_void_v<typename E::Cfg>&& E::When::role == r ? found = i : 0, ++i), ...);
+    return found;
+  }
+  static GemmEntryParams params(int index) {
+    GemmEntryParams p;
+    int i = 0;
+    ((i++ == index ? (void)(p = params_or_none<E>()) : (void)0), ...);
+    return p;
+  }
+  // Calls f(E{}) for entry `index`; every entry's f is instantiated (void entries are skipped).
+  template <class F>
+  static void visit(int index, F&& f) {
+    int i = 0;
+    ((i++ == index ? visit_one<E>(f) : (void)0), ...);
+  }
+
+ private:
+  template <class X>
+  static GemmEntryParams params_or_none() {
+    if constexpr (std::is_void_v<typename X::Cfg>) {
+      return {};
+    } else {
+      return entry_params<X>();
+    }
+  }
+  template <class X, class F>
+  static void visit_one(F& f) {
+    if constexpr (!std::is_void_v<typename X::Cfg>) f(X{});
+  }
+};
+
+// The entry of role r in list L (void where L has none), for tests, reports and sweeps.
+template <class L, GemmRole r>
+struct EntryWithRole;
+template <GemmRole r>
+struct EntryWithRole<GemmEntries<>, r> {
+  using type = void;
+};
+template <GemmRole r, class E, class... Rest>
+struct EntryWithRole<GemmEntries<E, Rest...>, r> {
+  using type = std::conditional_t<E::When::role == r && !std::is_void_v<typename E::Cfg>, typename E::Cfg,
+                                  typename EntryWithRole<GemmEntries<Rest...>, r>::type>;
+};
+
+// ---- split-K -----------------------------------------------------------------------------------
+// How many K slices a GEMM with `tiles` C tiles is split into. Split-K pays only when the tiles
+// cannot fill the device (fewer tiles than resident teams, e.g. 64 x 16384 x 16384): then a wave
+// model picks the slice count with the least time per slice, ceil(tiles * s / teams) / s, taking
+// a larger s only for a gain of 3% or more, since each slice adds an M x N partial to write and
+// read. Every slice keeps at least 16 K steps.
+inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident_teams) {
+  if (resident_teams <= 0 || tiles >= resident_teams) return 1;
+  const std::int64_t max_by_k = k / (16 * std::int64_t(bk));
+  int best = 1;
+  double best_cost = 1.0;
+  for (int s = 2; s <= 16 && s <= max_by_k; ++s) {
+    const double cost = double((tiles * s + resident_teams - 1) / resident_teams) / s;
+    if (cost < 0.97 * best_cost) best = s, best_cost = cost;
+  }
+  return best;
+}
+
+// Slices start on a K-step boundary, so every slice but the last is whole K steps: asking for
+// `slices` gives this many, each k_chunk deep.
+struct KSplit {
+  int slices;
+  std::int64_t k_chunk;
+};
+inline KSplit split_k(std::int64_t k, int bk, int slices) {
+  const std::int64_t steps = (k + bk - 1) / bk;
+  const std::int64_t chunk = (steps + slices - 1) / slices * bk;
+  return {static_cast<int>((k + chunk - 1) / chunk), chunk};
+}
+
+// The K split of an M x N x K product on entry p: one slice for single-stage (host) entries, where a
+// core per tile is plenty and staging is K-global, and where the partials (acc_bytes each) would pass
+// the workspace limit.
+inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k,
+                           std::int64_t compute_units, std::size_t acc_bytes) {
+  if (p.stages == 1) return {1, k};
+  const int slices = choose_k_slices(tiles_of(m, n, p.bm, p.bn), k, p.bk, compute_units * p.min_blocks);
+  if (slices == 1) return {1, k};
+  const KSplit s = split_k(k, p.bk, slices);
+  const double bytes = double(s.slices) * double(m) * double(n) * double(acc_bytes);
+  return bytes <= double(workspace_registry().limit.load()) ? s : KSplit{1, k};
+}
+
+// The K slices of a multi-vector product (role multi_vector): its row blocks of rows_per_team rows
+// times the slices make at least `teams` teams (the rows alone cannot fill a device: 16384 rows are 32
+// teams of 512), each slice at least min_depth deep and a whole number of `unroll` columns, at most
+// 64 slices; one slice where the partials would pass the workspace limit.
+inline KSplit plan_multi_vector_split(std::int64_t m, std::int64_t n, std::int64_t k, int rows_per_team,
+                                      std::int64_t teams, int min_depth, int unroll, std::size_t acc_bytes) {
+  const std::int64_t row_blocks = (m + rows_per_team - 1) / rows_per_team;
+  std::int64_t s = (teams + row_blocks - 1) / row_blocks;
+  if (s > k / min_depth) s = k / min_depth;
+  if (s > 64) s = 64;
+  if (s <= 1) return {1, k};
+  std::int64_t chunk = (k + s - 1) / s;
+  chunk = (chunk + unroll - 1) / unroll * unroll;
+  const KSplit split{static_cast<int>((k + chunk - 1) / chunk), chunk};
+  const double bytes = double(split.slices) * double(m) * double(n) * double(acc_bytes);
+  return bytes <= double(workspace_registry().limit.load()) ? split : KSplit{1, k};
+}
+
+// ---- peeling M / N remainders off the packet entry -----------------------------------------------
+// A remainder of a few rows or columns still costs its tiles a full K loop. Where those tiles start
+// one more wave (4097^3 on the H200: 33 x 33 = 1089 tiles of 128 x 128 over 264 team slots, five
+// waves; 32 x 32 = 1024 fit in four), the bulk of C runs alone and the remainders run after it as
+// their own products, which pick their own entries and split K. The same cut pays where the tile
+// count itself quantizes badly: DGEMM 2500^3 is 800 tiles of 128 x 64 over 264 slots, 3.03 waves run as
+// four; its bulk of 19 x 39 tiles runs in three, and the 59 remainder tiles split K across the device.
+struct PeelPlan {
+  std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
+};
+
+// The time of `tiles` tiles of a k-deep product run alone, in waves of full-depth tiles over
+// `resident` team slots, with the split-K choose_k_slices would make.
+inline double tiles_cost(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident) {
+  if (tiles <= 0) return 0.0;
+  const int s = choose_k_slices(tiles, k, bk, resident);
+  return double((tiles * s + resident - 1) / resident) / s;
+}
+
+// The bulk to run alone, if any: among the cuts that keep all whole tile rows and columns, or one
+// fewer of each, the one whose wave-model time (the bulk's waves, then each remainder's) is least,
+// if it beats the unpeeled product by 2% (each remainder adds a launch, and split-K partials).
+// resident: the team slots of the device (0: unknown, no peeling); k and bk: the depth and the
+// entry's K step, for the remainders' split.
+inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, std::int64_t k, int bm, int bn, int bk,
+                          std::int64_t resident) {
+  const std::int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, full = tiles_m * tiles_n;
+  if (resident <= 0 || full < resident) return {};  // one partial wave either way (split-K territory)
+  PeelPlan best;
+  double best_cost = 0.98 * double((full + resident - 1) / resident);
+  for (std::int64_t fm = m / bm; fm > 0 && fm + 1 >= m / bm; --fm) {
+    for (std::int64_t fn = n / bn; fn > 0 && fn + 1 >= n / bn; --fn) {
+      const std::int64_t m0 = fm * bm, n0 = fn * bn;
+      if (m0 == m && n0 == n) continue;
+      const double cost = tiles_cost(fm * fn, k, bk, resident) +
+                          tiles_cost((tiles_m - fm) * tiles_n, k, bk, resident) +  // rows below, full width
+                          tiles_cost(fm * (tiles_n - fn), k, bk, resident);  // columns right of the bulk
+      if (cost < best_cost) best = {m0, n0}, best_cost = cost;
+    }
+  }
+  return best;
+}
+
+// ---- the plan --------------------------------------------------------------------------------
+struct GemmPlan {
+  int entry = -1;  // index in the table's entry list
+  GemmRole role = GemmRole::general;
+  bool copy_aligned = false;            // op(A) and op(B) are first copied into aligned buffers
+  bool copy_a = false, copy_b = false;  // TF32: op(A) / op(B) are first copied k-contiguous
+  KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
+  PeelPlan peel;                        // the bulk that runs alone; its remainders are planned as
+                                        // products of their own when they run
+};
+
+// The rest of a plan once its entry is chosen: the peel (entries that stage in packets, with more than
+// one stage, except the narrow ones, whose few rows have nothing to peel) and the K split of what the
+// entry runs. resident slots and acc_bytes as above.
+inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::int64_t m, std::int64_t n,
+                                std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
+  plan.peel = {};
+  if (p.role == GemmRole::multi_vector) {
+    // bm: rows per team, bk: the least K per slice, min_blocks: teams per compute unit, stages: unroll.
+    plan.split =
+        plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages, acc_bytes);
+    return;
+  }
+  if (p.needs_packets && p.stages > 1 && p.role != GemmRole::narrow && p.role != GemmRole::tf32)
+    plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, compute_units * p.min_blocks);
+  const bool peeled = plan.peel.m0 > 0;
+  plan.split =
+      plan_k_split(p, peeled ? plan.peel.m0 : m, peeled ? plan.peel.n0 : n, k, compute_units, acc_bytes);
+}
+
+}  // namespace ridgeline::detail
