@@ -486,8 +486,8 @@ TEST(Gemm, PeelingDecision) {
 }
 
 // ---- the plan: which entry, copies, split and peel, decided without a launch ---------------------
-// A made-up table: an absent TF32 entry, a narrow entry, a small-tile entry for 2 to 8 waves of the
-// big tiles with a last wave under 10% full, the big packet entry and the general one.
+// A made-up table: an absent TF32 entry, a narrow entry, a small-tile entry for 1 to 8 waves of the
+// big tiles, the big packet entry and the general one.
 struct PlanBig {
   static constexpr int bm = 128, bn = 64, bk = 16, min_blocks = 2, stages = 3;
 };
@@ -500,32 +500,29 @@ struct PlanNarrow {
 using PlanEntries =
     detail::GemmEntries<detail::GemmEntry<void, detail::when::tf32>,
                         detail::GemmEntry<PlanNarrow, detail::when::rows_at_most<64>>,
-                        detail::GemmEntry<PlanSmall, detail::when::last_wave_nearly_empty<PlanBig, 2, 8, 10>>,
+                        detail::GemmEntry<PlanSmall, detail::when::few_waves_of<PlanBig, 1, 8>>,
                         detail::GemmEntry<PlanBig, detail::when::packets>,
                         detail::GemmEntry<PlanBig, detail::when::any>>;
 
 TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
   const auto all = [](int) { return true; };
-  // 132 compute units: 264 slots of the big entry, so 2 waves are 528 of its 128 x 64 tiles, 8 are
-  // 2112, and a last wave under 10% full holds at most 26 tiles.
+  // 132 compute units: 264 slots of the big entry, so one wave is 264 of its 128 x 64 tiles, 8 are 2112.
   const auto pick = [&](std::int64_t m, std::int64_t n, bool packets, std::int64_t cu = 132,
                         bool tf32 = false) {
     return PlanEntries::first_applying(detail::GemmFacts{m, n, 512, packets, tf32, cu}, all);
   };
   EXPECT_EQ(pick(4096, 4096, false), 4);            // no packets: the general entry
   EXPECT_EQ(pick(64, 4096, true), 1);               // narrow: at most 64 rows, just inside
-  EXPECT_EQ(pick(65, 4096, true), 3);               // just outside: 1 x 64 tiles, under two waves
+  EXPECT_EQ(pick(65, 4096, true), 3);               // just outside: 1 x 64 tiles, under one wave
   EXPECT_EQ(pick(64, 4096, false), 4);              // narrow needs packets too
-  EXPECT_EQ(pick(2048, 2048, true), 3);             // 16 x 32 = 512 tiles: under 2 waves
-  EXPECT_EQ(pick(2048, 2049, true), 3);             // 16 x 33 = 528: 2 waves, the last one full
-  EXPECT_EQ(pick(2048, 2113, true), 2);             // 16 x 34 = 544: 16 tiles in the third wave, just inside
-  EXPECT_EQ(pick(2048, 2177, true), 3);             // 16 x 35 = 560: 32 tiles there (12%), just outside
-  EXPECT_EQ(pick(4096, 3712, true), 2);             // 32 x 58 = 1856: 8 tiles in the eighth wave
-  EXPECT_EQ(pick(5120, 3392, true), 3);             // 40 x 53 = 2120: 8 tiles in the ninth wave, past 8 waves
+  EXPECT_EQ(pick(1024, 2048, true), 3);             // 8 x 32 = 256 tiles: under one wave
+  EXPECT_EQ(pick(1024, 2049, true), 2);             // 8 x 33 = 264: one wave, just inside
+  EXPECT_EQ(pick(4096, 4160, true), 2);             // 32 x 65 = 2080: under 8 waves, just inside
+  EXPECT_EQ(pick(4096, 4161, true), 3);             // 32 x 66 = 2112: 8 waves, just outside
   EXPECT_EQ(pick(2500, 2500, true), 2);             // 20 x 40 = 800: 3.03 waves
-  EXPECT_EQ(pick(2624, 2624, true), 3);             // 21 x 41 = 861: 3.26 waves
+  EXPECT_EQ(pick(8192, 8192, true), 3);             // 64 x 128 = 8192: 31 waves
   EXPECT_EQ(pick(2500, 2500, true, 0), 3);          // unknown device: never the small entry
-  EXPECT_EQ(pick(2500, 2500, true, 400), 3);        // 800 slots: one wave, under two
+  EXPECT_EQ(pick(2500, 2500, true, 1000), 3);       // 2000 slots: under one wave
   EXPECT_EQ(pick(2500, 2500, true, 132, true), 2);  // TF32 allowed, but no TF32 entry here
   // The multi-vector condition: 2 to kMaxN columns, op(A) rows-contiguous.
   using Mv = detail::when::columns_at_most<16>;
@@ -549,16 +546,20 @@ TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
   EXPECT_FALSE(PlanEntries::params(4).needs_packets);
 }
 
-// The peel and split follow the chosen entry's tiles: the small entry on 2500^3 peels with its own
-// 64 x 64 tiles and three teams per SM, and a narrow product splits K instead of peeling.
+// The peel and split follow the chosen entry: the packet entry on 2500^3 peels with its own tiles and
+// teams per SM, the small-tile entry runs whole, and a narrow product splits K instead of peeling.
 TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
   detail::GemmPlan plan;
-  detail::plan_peel_and_split(plan,
-                              detail::entry_params<detail::GemmEntry<PlanSmall, detail::when::packets>>(),
+  detail::plan_peel_and_split(plan, detail::entry_params<detail::GemmEntry<PlanBig, detail::when::packets>>(),
                               2500, 2500, 2500, 132, 8);
-  const detail::PeelPlan small = detail::plan_peel(2500, 2500, 2500, 64, 64, 16, 396);
-  EXPECT_EQ(plan.peel.m0, small.m0);
-  EXPECT_EQ(plan.peel.n0, small.n0);
+  const detail::PeelPlan big = detail::plan_peel(2500, 2500, 2500, 128, 64, 16, 264);
+  EXPECT_GT(big.m0, 0);
+  EXPECT_EQ(plan.peel.m0, big.m0);
+  EXPECT_EQ(plan.peel.n0, big.n0);
+  detail::plan_peel_and_split(
+      plan, detail::entry_params<detail::GemmEntry<PlanSmall, detail::when::few_waves_of<PlanBig, 1, 8>>>(),
+      2500, 2500, 2500, 132, 8);
+  EXPECT_EQ(plan.peel.m0, 0);  // the small-tile entry never peels
   EXPECT_EQ(plan.split.slices, 1);
   detail::plan_peel_and_split(
       plan, detail::entry_params<detail::GemmEntry<PlanNarrow, detail::when::rows_at_most<64>>>(), 64, 4096,
@@ -610,10 +611,7 @@ TEST(GemmPlan, ThisTable) {
   const detail::GemmPlan mid = plan(2500, 2500, 2500, 2500);
   if (L::find(detail::GemmRole::small) >= 0) {
     EXPECT_EQ(mid.role, detail::GemmRole::small);
-    const detail::GemmEntryParams s = L::params(mid.entry);
-    const detail::PeelPlan want = detail::plan_peel(2500, 2500, 2500, s.bm, s.bn, s.bk, 132 * s.min_blocks);
-    EXPECT_EQ(mid.peel.m0, want.m0);
-    EXPECT_EQ(mid.peel.n0, want.n0);
+    EXPECT_EQ(mid.peel.m0, 0);
   } else {
     EXPECT_EQ(mid.role, big.role);
   }
@@ -784,7 +782,7 @@ TEST(Gemm, SkinnyNMatchesReference) {
           << "1001x" << n << "x301 in a 1004-row buffer";
     }
     // op(A) rows-contiguous through A^T in LayoutRight; and an odd leading dimension (element loads).
-    run({1001, n, 333, 'T', 'N', Lay::right, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, seed += 3});
+    run({1001, n, 333, 'T', 'N', Lay::right, Lay::right, Lay::right, 1.0, 0.0, Dt::f32, seed += 3});
     run({999, n, 335, 'N', 'N', Lay::stride, Lay::left, Lay::right, 1.0, 0.5, Dt::f64, seed += 3});
   }
   // What this backend runs there: the multi-vector entry where its table lists one.

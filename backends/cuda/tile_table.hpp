@@ -137,7 +137,9 @@ struct GemmTilesFp64DmmaAsync {
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for fp32 and fp64 products of 2 to
 // 16 columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or 256
 // fp64 rows per team) times up to 16 columns of accumulators, four columns of A in flight; K slices
-// until there are four teams per SM, each slice at least 256 deep. The GEMM entries ran these shapes
+// until there are three teams per SM, each slice at least 256 deep. Three teams for 170 registers: at
+// 128, 16 columns of accumulators and a row of op(B) spilled; at 170 only the fp32 instance with
+// element loads (unaligned A) spills, 32 bytes. The GEMM entries ran these shapes
 // at 637 GB/s, 0.21-0.30 of cuBLAS on 16384 x 2..32 x 16384 fp32
 // (perf/results/h200-2026-12-01-3043941-cliffs-README.md). Fields as the plan reads them
 // (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice, min_blocks
@@ -146,21 +148,20 @@ template <class T>
 struct GemmMultiVectorTiles {
   static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4, max_vectors = 16;
   static constexpr int bm = team_size * vec, bn = max_vectors, bk = 256, tm = vec, tn = max_vectors;
-  static constexpr int vector_length = 1, stages = unroll, min_blocks = 4, scratch_level = 0;
+  static constexpr int vector_length = 1, stages = unroll, min_blocks = 3, scratch_level = 0;
   static constexpr const char* micro_kernel_name = "multi-vector-rows";
 };
 
-// The fp64 small-tile entry, for products whose 128x64 tiles leave their last wave nearly empty
-// (last_wave_nearly_empty in the entry list below: 2 to 8 waves, the last under 10% full): 64x64x16 on
-// 128 threads, 32x32 per warp (2 x 4 instructions per k16), three stages, three teams per SM. Four
-// stages, as swept, do not fit three teams where an operand is k-contiguous: (64 x 20) doubles per
-// operand and stage, 82 KB a team (GemmDmma.SmallTileEntry, "requested too large team size"); three
-// stages take 61 KB. The DMMA sweep (perf/results/h200-2026-12-01-63e5fdb-sweep.txt) found it
-// 1.078x ridgeline::gemm on 2500^3 (800 tiles of 128x64: 3.03 waves), 0.93x on 1536^3 and 0.879x on
-// 8192^3. The plan sweep (-plans-sweep.txt, every call through the executor with its own peel)
-// chose the condition: it ran 1.085x the 128x64 entry with its peel on 2500^3, and 0.93-0.97x on
-// 2048^3 (1.94 waves), 2624^3 (3.26), 3072^3 (4.36), 3584^3 (5.94) and 4096^3 (7.76), 0.87-0.93x
-// beyond. One shape chose it, so the 10% is a guess between 3% (won) and 26% (lost).
+// The fp64 small-tile entry, for products of 1 to 8 waves of the 128x64 entry's tiles (few_waves_of in
+// the entry list below): 64x64x16 on 128 threads, 32x32 per warp (2 x 4 instructions per k16), three
+// stages, three teams per SM, never peeled. Four stages, as first swept, do not fit three teams where
+// an operand is k-contiguous ((64 x 20) doubles per operand and stage, 82 KB a team; GemmDmma.SmallTileEntry
+// failed with "requested too large team size"); three stages take 61 KB and ran faster besides. Plan
+// sweeps, every call through the executor (perf/results/h200-2026-12-01-e50b3ec-plans-sweep.txt), this
+// entry whole against the 128x64 entry with its peel: 1536^3 1.03x (1.09 waves of 128x64 tiles),
+// 2048^3 1.02x (1.94), 2500^3 1.06-1.12x (3.03), 2500x2500x1000 1.19x, 2624^3 1.07x (3.26), 3072^3
+// 1.01x, 3584^3 and 4096^3 1.00x (7.76); past 8 waves 0.93-0.99x (4608^3, 6144^3, 8192^3), and 1024^3
+// (under one wave, split K) 1.00x.
 struct GemmTilesFp64DmmaSmall {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int warp_m = 32, warp_n = 32;
@@ -413,8 +414,7 @@ struct Tiles {
   // entry for any strides and alignment.
   using Fp64Entries = detail::GemmEntries<
       detail::GemmEntry<GemmMultiVectorTiles<double>, detail::when::columns_at_most<16>>,
-      detail::GemmEntry<GemmTilesFp64DmmaSmall,
-                        detail::when::last_wave_nearly_empty<GemmTilesFp64DmmaAsync, 2, 8, 10>>,
+      detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::few_waves_of<GemmTilesFp64DmmaAsync, 1, 8>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
   using Fp32Entries = detail::GemmEntries<
@@ -459,9 +459,10 @@ struct Tiles {
   // 40 TF/s and 3.5 TB/s), while element staging ran 0.83 of cuBLAS on 4097^3 against 0.94 for
   // packets on 4096^3 (perf/results/h200-2026-11-30-e1a543c-README.md).
   // fp64 copies from 1500 on: the DMMA register-staging entry trails the packet entries by more than
-  // SIMT fp32's does. In the plan sweep (perf/results/h200-2026-12-01-plans-sweep.txt) the copies ran
-  // 1.25x element staging on 2039x2053x2063 and 1.06x on 3001x2999x1501 in fp64, 0.87x on
-  // 1021x1031x1033; in fp32 they lost on all three (0.75-0.90x).
+  // SIMT fp32's does. Plan sweeps: the copies ran 1.25x element staging on 2039x2053x2063 and 1.06x on
+  // 3001x2999x1501 in fp64, 0.87x on 1021x1031x1033, and in fp32 lost on all three (0.75-0.90x)
+  // (perf/results/h200-2026-12-01-worktree-plans-sweep.txt); with 1500, e50b3ec ran the two fp64
+  // shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
   template <class T>
   static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
   template <class Cfg, class T, class Acc>

@@ -702,10 +702,13 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
   };
   using V = std::true_type;
   using S = std::false_type;
+  // Instances for up to 4, 8 and 16 columns: the columns past N are computed and dropped.
+  static_assert(Cfg::max_vectors == 16, "instances for up to 4, 8 and 16 columns");
   if (c.cols <= 4) {
     vec ? run(std::integral_constant<int, 4>{}, V{}) : run(std::integral_constant<int, 4>{}, S{});
+  } else if (c.cols <= 8) {
+    vec ? run(std::integral_constant<int, 8>{}, V{}) : run(std::integral_constant<int, 8>{}, S{});
   } else {
-    static_assert(Cfg::max_vectors == 16, "instances for up to 4 and up to 16 columns");
     vec ? run(std::integral_constant<int, 16>{}, V{}) : run(std::integral_constant<int, 16>{}, S{});
   }
 }

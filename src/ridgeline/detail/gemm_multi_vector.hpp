@@ -11,7 +11,7 @@
 //   them in slice order (bit-identical reruns); one slice: C written directly (beta == 0 never reads C)
 //
 // The slices supply the teams that the rows alone cannot (16384 rows are 32 teams of 512), as split-K
-// does for GEMM; the plan picks them (plan_multi_vector in gemm_plan.hpp).
+// does for GEMM; the plan picks them (plan_multi_vector_split in gemm_plan.hpp).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
@@ -27,7 +27,9 @@ struct GemmMultiVector {
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
   static constexpr int VW = kVec ? Cfg::vec : 1;  // rows per thread: one packet
-  static constexpr int U = Cfg::unroll;           // columns of A in flight per thread
+  // Columns of A in flight per thread; half as many for 16 fp64 columns, whose loads of op(B)'s rows
+  // for four columns at once took 216 bytes of spills at the entry's 170 registers.
+  static constexpr int U = kNV >= 16 && sizeof(Acc) == 8 ? Cfg::unroll / 2 : Cfg::unroll;
   static constexpr int BR = Cfg::team_size * VW;  // rows per team
   static constexpr int max_vectors = kNV;
 
@@ -70,15 +72,19 @@ struct GemmMultiVector {
         for (int e = 0; e < VW; ++e) av[u][e] = i + e < a.rows ? a_at(i + e, k + u) : Acc(0);
       }
     }
+    // Every column of the row is loaded and multiplied, those past nv from column nv - 1 (always
+    // inside op(B)) into accumulators that are never stored: a branch per column kept the loads from
+    // being issued together, and ran 16384 x 8 x 16384 at a fifth of the copy bandwidth.
     RIDGELINE_UNROLL
     for (int u = 0; u < kU; ++u) {
+      const T* brow = b.data + (k + u) * b.rs;
+      Acc bv[kNV];
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kNV; ++j) bv[j] = static_cast<Acc>(brow[(j < nv ? j : nv - 1) * b.cs]);
       RIDGELINE_UNROLL
       for (int j = 0; j < kNV; ++j) {
-        if (j < nv) {
-          const Acc bj = static_cast<Acc>(b(k + u, j));
-          RIDGELINE_UNROLL
-          for (int e = 0; e < VW; ++e) acc[e][j] += av[u][e] * bj;
-        }
+        RIDGELINE_UNROLL
+        for (int e = 0; e < VW; ++e) acc[e][j] += av[u][e] * bv[j];
       }
     }
   }

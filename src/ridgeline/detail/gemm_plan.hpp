@@ -75,20 +75,18 @@ struct rows_at_most {
   static bool applies(const GemmFacts& f) { return f.packets && f.m <= kRows; }
 };
 // Packets, and entry Big's tiles fill at least kMinWaves and fewer than kMaxWaves waves of its team
-// slots (compute units x Big::min_blocks), the last of them less than kMaxLastPercent percent full:
-// there, smaller tiles finish the product sooner than Big's nearly empty last wave does. Decided from
-// the tile count against the compute units, never from fixed sizes; unknown devices keep Big.
-template <class Big, int kMinWaves, int kMaxWaves, int kMaxLastPercent>
-struct last_wave_nearly_empty {
+// slots (compute units x Big::min_blocks): few enough waves that the last one's idle slots cost more
+// than smaller tiles lose per tile. Decided from the tile count against the compute units, never from
+// fixed sizes; unknown devices keep Big.
+template <class Big, int kMinWaves, int kMaxWaves>
+struct few_waves_of {
   static constexpr GemmRole role = GemmRole::small;
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) {
     if (!f.packets || f.compute_units <= 0) return false;
     const std::int64_t tiles = tiles_of(f.m, f.n, Big::bm, Big::bn);
     const std::int64_t slots = f.compute_units * Big::min_blocks;
-    const std::int64_t last = tiles % slots;  // tiles in the last wave; 0: it is full
-    return tiles >= kMinWaves * slots && tiles < kMaxWaves * slots && last > 0 &&
-           last * 100 < kMaxLastPercent * slots;
+    return tiles >= kMinWaves * slots && tiles < kMaxWaves * slots;
   }
 };
 // At most kMaxN columns of C (and at least two: one is a GEMV) with op(A) rows-contiguous: a
@@ -303,9 +301,8 @@ struct GemmPlan {
                                         // products of their own when they run
 };
 
-// The rest of a plan once its entry is chosen: the peel (entries that stage in packets, with more than
-// one stage, except the narrow ones, whose few rows have nothing to peel) and the K split of what the
-// entry runs. resident slots and acc_bytes as above.
+// The rest of a plan once its entry is chosen: the peel (packet entries with more than one stage) and
+// the K split of what the entry runs. compute units and acc_bytes as above.
 inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::int64_t m, std::int64_t n,
                                 std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
   plan.peel = {};
@@ -315,7 +312,10 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
         plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages, acc_bytes);
     return;
   }
-  if (p.needs_packets && p.stages > 1 && p.role != GemmRole::narrow && p.role != GemmRole::tf32)
+  // Only the packet entries peel: narrow ones have no rows to spare, and the small-tile entry ran its
+  // products faster whole (DGEMM 2500x2500x1000: 0.300 ms whole, 0.364 peeled;
+  // perf/results/h200-2026-12-01-e50b3ec-plans-sweep.txt).
+  if (p.role == GemmRole::packets && p.stages > 1)
     plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, compute_units * p.min_blocks);
   const bool peeled = plan.peel.m0 > 0;
   plan.split =
