@@ -134,19 +134,25 @@ struct GemmTilesFp64DmmaAsync {
   static constexpr bool matrix_unit = true;
 };
 
-// Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for fp32 and fp64 products of 2 to
-// 16 columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or 256
-// fp64 rows per team) times up to 16 columns of accumulators, four columns of A in flight; K slices
-// until there are three teams per SM, each slice at least 256 deep. Three teams for 170 registers: at
-// 128, 16 columns of accumulators and a row of op(B) spilled; at 170 only the fp32 instance with
-// element loads (unaligned A) spills, 32 bytes. The GEMM entries ran these shapes
-// at 637 GB/s, 0.21-0.30 of cuBLAS on 16384 x 2..32 x 16384 fp32
-// (perf/results/h200-2026-12-01-3043941-cliffs-README.md). Fields as the plan reads them
-// (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice, min_blocks
-// teams per SM, stages the unroll.
+// Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to
+// 4 (fp64) columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or
+// 256 fp64 rows per team) times the columns' accumulators, four columns of A in flight; K slices until
+// there are three teams per SM, each slice at least 256 deep. Three teams for 170 registers: at 128,
+// 16 columns of accumulators and a row of op(B) spilled; at 170 only the fp32 instance with element
+// loads (unaligned A) spills, 32 bytes. The GEMM entries ran these shapes at 637 GB/s, 0.21-0.30 of
+// cuBLAS (16384 x 2..32 x 16384 fp32, perf/results/h200-2026-12-01-3043941-cliffs-README.md). Plan
+// sweeps at e9a2ced (perf/results/h200-2026-12-01-e9a2ced-README.md), against the GEMM entries on
+// 16384 x N x 16384: fp32 N = 2, 4, 5, 8, 12, 16 in 0.311, 0.321, 0.353, 0.380, 0.643, 0.656 ms
+// (3.5-1.6 TB/s; the GEMM 1.71-1.73 ms); fp64 N = 2 and 4 in 0.607 and 0.626 ms (the small-tile DMMA
+// entry 0.746 and 0.742), but N = 5 and 8 in 0.904 and 0.920 against 0.735 and 0.736: each fp64 thread
+// covers two rows, so it issues twice the loads of op(B) per byte of A that fp32 does, and 8 of them
+// per packet of A outweigh the DMMA tiles. Fields as the plan reads them (plan_peel_and_split): bm
+// rows per team, bn the most columns, bk the least K per slice, min_blocks teams per SM, stages the
+// unroll.
 template <class T>
 struct GemmMultiVectorTiles {
-  static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4, max_vectors = 16;
+  static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4;
+  static constexpr int max_vectors = sizeof(T) == 8 ? 4 : 16;
   static constexpr int bm = team_size * vec, bn = max_vectors, bk = 256, tm = vec, tn = max_vectors;
   static constexpr int vector_length = 1, stages = unroll, min_blocks = 3, scratch_level = 0;
   static constexpr const char* micro_kernel_name = "multi-vector-rows";
@@ -413,12 +419,14 @@ struct Tiles {
   // entries for products of at most one narrow tile of rows, then the packet entry, then the general
   // entry for any strides and alignment.
   using Fp64Entries = detail::GemmEntries<
-      detail::GemmEntry<GemmMultiVectorTiles<double>, detail::when::columns_at_most<16>>,
+      detail::GemmEntry<GemmMultiVectorTiles<double>,
+                        detail::when::columns_at_most<GemmMultiVectorTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::few_waves_of<GemmTilesFp64DmmaAsync, 1, 8>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
   using Fp32Entries = detail::GemmEntries<
-      detail::GemmEntry<GemmMultiVectorTiles<float>, detail::when::columns_at_most<16>>,
+      detail::GemmEntry<GemmMultiVectorTiles<float>,
+                        detail::when::columns_at_most<GemmMultiVectorTiles<float>::max_vectors>>,
       detail::GemmEntry<std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>,
                         detail::when::tf32>,
       detail::GemmEntry<GemmTilesFp32Narrow, detail::when::rows_at_most<GemmTilesFp32Narrow::bm>>,

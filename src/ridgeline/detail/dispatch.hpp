@@ -702,14 +702,21 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
   };
   using V = std::true_type;
   using S = std::false_type;
-  // Instances for up to 4, 8 and 16 columns: the columns past N are computed and dropped.
-  static_assert(Cfg::max_vectors == 16, "instances for up to 4, 8 and 16 columns");
+  // Instances for up to 4, 8 and 16 columns, as far as the entry goes: the columns past N are
+  // computed and dropped.
+  static_assert(Cfg::max_vectors == 4 || Cfg::max_vectors == 16, "instances for up to 4, 8 and 16 columns");
   if (c.cols <= 4) {
     vec ? run(std::integral_constant<int, 4>{}, V{}) : run(std::integral_constant<int, 4>{}, S{});
-  } else if (c.cols <= 8) {
-    vec ? run(std::integral_constant<int, 8>{}, V{}) : run(std::integral_constant<int, 8>{}, S{});
+    return;
+  }
+  if constexpr (Cfg::max_vectors == 16) {
+    if (c.cols <= 8) {
+      vec ? run(std::integral_constant<int, 8>{}, V{}) : run(std::integral_constant<int, 8>{}, S{});
+    } else {
+      vec ? run(std::integral_constant<int, 16>{}, V{}) : run(std::integral_constant<int, 16>{}, S{});
+    }
   } else {
-    vec ? run(std::integral_constant<int, 16>{}, V{}) : run(std::integral_constant<int, 16>{}, S{});
+    throw std::logic_error("ridgeline::gemm: a multi-vector plan for more columns than its entry serves");
   }
 }
 

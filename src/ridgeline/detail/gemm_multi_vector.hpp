@@ -27,9 +27,7 @@ struct GemmMultiVector {
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<Cfg::team_size, Cfg::min_blocks>>;
   using member_type = typename policy_type::member_type;
   static constexpr int VW = kVec ? Cfg::vec : 1;  // rows per thread: one packet
-  // Columns of A in flight per thread; half as many for 16 fp64 columns, whose loads of op(B)'s rows
-  // for four columns at once took 216 bytes of spills at the entry's 170 registers.
-  static constexpr int U = kNV >= 16 && sizeof(Acc) == 8 ? Cfg::unroll / 2 : Cfg::unroll;
+  static constexpr int U = Cfg::unroll;           // columns of A in flight per thread
   static constexpr int BR = Cfg::team_size * VW;  // rows per team
   static constexpr int max_vectors = kNV;
 
