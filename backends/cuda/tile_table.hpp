@@ -144,11 +144,11 @@ struct GemmTilesFp64DmmaAsync {
 // sweeps at e9a2ced (perf/results/h200-2026-12-01-e9a2ced-README.md), against the GEMM entries on
 // 16384 x N x 16384: fp32 N = 2, 4, 5, 8, 12, 16 in 0.311, 0.321, 0.353, 0.380, 0.643, 0.656 ms
 // (3.5-1.6 TB/s; the GEMM 1.71-1.73 ms); fp64 N = 2 and 4 in 0.607 and 0.626 ms (the small-tile DMMA
-// entry 0.746 and 0.742), but N = 5 and 8 in 0.904 and 0.920 against 0.735 and 0.736: each fp64 thread
-// covers two rows, so it issues twice the loads of op(B) per byte of A that fp32 does, and 8 of them
-// per packet of A outweigh the DMMA tiles. Fields as the plan reads them (plan_peel_and_split): bm
-// rows per team, bn the most columns, bk the least K per slice, min_blocks teams per SM, stages the
-// unroll.
+// entry 0.746 and 0.742), but N = 5 and 8 in 0.904 and 0.920 against 0.735 and 0.736 (an fp64 thread
+// covers two rows, so it issues twice the loads of op(B) per byte of A that fp32 does; not profiled).
+// ncu on fp32 (-fb6ed4d-ncu-multi-vector.txt): latency-bound on few warps, not on issue or DRAM. Fields as
+// the plan reads them (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice,
+// min_blocks teams per SM, stages the unroll.
 template <class T>
 struct GemmMultiVectorTiles {
   static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4;
