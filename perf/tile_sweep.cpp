@@ -655,6 +655,15 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
   }
 }
 
+// Calls f(m, n, k) for each "MxNxK" in shapes; anything else is skipped.
+template <class F>
+void for_each_shape(const std::vector<std::string>& shapes, F&& f) {
+  for (const auto& r : shapes) {
+    long long m = 0, n = 0, k = 0;
+    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) f(m, n, k);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -706,22 +715,10 @@ int main(int argc, char** argv) {
 #else
   if (!wgmma_n.empty()) std::printf("--wgmma: this build has no wgmma (no sm_90a route)\n");
 #endif
-  for (const auto& r : rect) {
-    long long m = 0, n = 0, k = 0;
-    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<float>(m, n, k, reps);
-  }
-  for (const auto& r : rect64) {
-    long long m = 0, n = 0, k = 0;
-    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_rect<double>(m, n, k, reps);
-  }
-  for (const auto& r : plans32) {
-    long long m = 0, n = 0, k = 0;
-    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_plans<float>(m, n, k, reps);
-  }
-  for (const auto& r : plans64) {
-    long long m = 0, n = 0, k = 0;
-    if (std::sscanf(r.c_str(), "%lldx%lldx%lld", &m, &n, &k) == 3) sweep_plans<double>(m, n, k, reps);
-  }
+  for_each_shape(rect, [&](long long m, long long n, long long k) { sweep_rect<float>(m, n, k, reps); });
+  for_each_shape(rect64, [&](long long m, long long n, long long k) { sweep_rect<double>(m, n, k, reps); });
+  for_each_shape(plans32, [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps); });
+  for_each_shape(plans64, [&](long long m, long long n, long long k) { sweep_plans<double>(m, n, k, reps); });
   for (int n : gemv_n) {
     if (n <= 0) continue;  // --gemv 0: no GEMV sweep
     sweep_gemv<float>(n, reps);

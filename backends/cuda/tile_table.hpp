@@ -107,6 +107,25 @@ struct GemmTilesFp64Dmma {
   static constexpr bool matrix_unit = true;
 };
 
+// What the fp64 DMMA entries with asynchronous staging share (cp.async, gemm_team_async.hpp): K steps of
+// 16, one warp per warp tile, so the team size follows from the tiles, and +4 pads that keep the
+// fragment reads conflict-free. Self is the entry, which its micro-kernel names.
+template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kStages, int kMinBlocks>
+struct DmmaAsyncEntry {
+  static constexpr int bm = kBm, bn = kBn, bk = 16;
+  static constexpr int warp_m = kWarpM, warp_n = kWarpN;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
+  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
+  static constexpr int team_size = (bm / warp_m) * (bn / warp_n) * 32, vector_length = 1;
+  static constexpr int stages = kStages, min_blocks = kMinBlocks;
+  static constexpr int scratch_level = 0, group_m = 8;
+  using async_copy = AsyncCopySm80;
+  template <class T, class Acc>
+  using micro_kernel = DmmaSm90MicroKernel<Self, T, Acc>;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
+};
+
 // fp64 on the FP64 tensor cores with asynchronous staging (cp.async, gemm_team_async.hpp), for
 // operands that stage in 16-byte packets: 128x64x16 on 128 threads, 64x32 per warp (4 x 4
 // instructions per k16), so a lane holds 64 accumulators and 24 fragment values but no staged
@@ -117,22 +136,10 @@ struct GemmTilesFp64Dmma {
 // 128x128x16 single team of 8 warps it replaced (8192^3), 1.27x on 2500^3; bk 32 with two stages
 // ran the same (1.126x), four stages 1.10x, 512-thread 128x128 teams spill (1.03x), and the
 // register-staged DMMA entry 1.01x. On 2500^3, 64x64 tiles at three teams per SM ran 1.11x this
-// entry (more, smaller tiles against 3.03 waves of 128x64); that choice belongs to the dispatcher.
+// entry (more, smaller tiles against 3.03 waves of 128x64): GemmTilesFp64DmmaSmall below.
 // Reading A in 16-byte pairs (its rows g and g + 8 permuted next to each other) ran 1.01x here and
 // 0.67x with register staging (-dmma-sweep3-paired.txt), so the micro-kernel keeps 8-byte reads.
-struct GemmTilesFp64DmmaAsync {
-  static constexpr int bm = 128, bn = 64, bk = 16;
-  static constexpr int warp_m = 64, warp_n = 32;
-  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
-  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
-  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 2;
-  static constexpr int scratch_level = 0, group_m = 8;
-  using async_copy = AsyncCopySm80;
-  template <class T, class Acc>
-  using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64DmmaAsync, T, Acc>;
-  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
-  static constexpr bool matrix_unit = true;
-};
+struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to
 // 4 (fp64) columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or
@@ -168,19 +175,7 @@ struct GemmMultiVectorTiles {
 // 2048^3 1.02x (1.94), 2500^3 1.06-1.12x (3.03), 2500x2500x1000 1.19x, 2624^3 1.07x (3.26), 3072^3
 // 1.01x, 3584^3 and 4096^3 1.00x (7.76); past 8 waves 0.93-0.99x (4608^3, 6144^3, 8192^3), and 1024^3
 // (under one wave, split K) 1.00x.
-struct GemmTilesFp64DmmaSmall {
-  static constexpr int bm = 64, bn = 64, bk = 16;
-  static constexpr int warp_m = 32, warp_n = 32;
-  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
-  static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
-  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 3;
-  static constexpr int scratch_level = 0, group_m = 8;
-  using async_copy = AsyncCopySm80;
-  template <class T, class Acc>
-  using micro_kernel = DmmaSm90MicroKernel<GemmTilesFp64DmmaSmall, T, Acc>;
-  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
-  static constexpr bool matrix_unit = true;
-};
+struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {};
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:

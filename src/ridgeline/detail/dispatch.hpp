@@ -247,10 +247,8 @@ WorkspaceLease<ExecSpace> lease_workspace(const ExecSpace& exec) {
 // tests and sweeps that launch a kernel directly.
 template <class Kernel, class ExecSpace>
 KSplit gemm_k_split(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::int64_t k) {
-  using Cfg = typename Kernel::config;
   using Be = typename BackendFor<ExecSpace>::type;
-  const GemmEntryParams p{Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
-  return plan_k_split(p, m, n, k, ComputeUnits<Be, ExecSpace>::of(exec),
+  return plan_k_split(tile_params<typename Kernel::config>(), m, n, k, ComputeUnits<Be, ExecSpace>::of(exec),
                       sizeof(typename Kernel::accumulator_type));
 }
 template <class Kernel, class ExecSpace>
@@ -307,6 +305,18 @@ struct HasDeviceParams : std::false_type {};
 template <class Kernel>
 struct HasDeviceParams<Kernel, std::void_t<typename Kernel::device_params>> : std::true_type {};
 
+// The split's partials for an M x N product (mn elements each) in lease's workspace, or nullptr where
+// there is no room for them (the workspace limit, or device memory): then the product runs in one slice.
+template <class Acc, class ExecSpace>
+Acc* lease_partials(WorkspaceLease<ExecSpace>& lease, KSplit split, std::int64_t mn) {
+  try {
+    return lease.template get<Acc>(WorkSlot::partials,
+                                   static_cast<std::size_t>(split.slices) * static_cast<std::size_t>(mn));
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 // Launches Kernel on C = alpha * op(A) * op(B) + beta * C, in split.slices K slices (the plan's
 // split; without room for the partials in the workspace, one).
 template <class Kernel, class ExecSpace, class T, class TC, class Acc>
@@ -342,17 +352,9 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   if (split.slices > 1) {
     // The partials live in the instance's workspace, held until both kernels are enqueued.
     auto lease = lease_workspace(exec);
-    const KSplit s = split;
-    Acc* work = nullptr;
-    try {
-      work = lease.template get<Acc>(
-          WorkSlot::partials, static_cast<std::size_t>(s.slices) * static_cast<std::size_t>(c.rows * c.cols));
-    } catch (const std::exception&) {
-      // No room for the partials (the workspace limit, or device memory): one slice.
-    }
-    if (work) {
-      f.work = work, f.k_slices = s.slices, f.k_chunk = s.k_chunk;
-      typename Kernel::policy_type sliced(exec, static_cast<int>(tiles_m * tiles_n * s.slices),
+    if (Acc* work = lease_partials<Acc>(lease, split, c.rows * c.cols)) {
+      f.work = work, f.k_slices = split.slices, f.k_chunk = split.k_chunk;
+      typename Kernel::policy_type sliced(exec, static_cast<int>(tiles_m * tiles_n * split.slices),
                                           Cfg::team_size, Cfg::vector_length);
       sliced.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
       Kokkos::parallel_for("ridgeline::gemm split-K", sliced, f);
@@ -553,6 +555,16 @@ inline bool tf32_stages_as_is(const Strided2D<const float>& x, bool a_side) {
 }
 
 // ---- the plan ----------------------------------------------------------------------------------
+// Completes a plan once its entry (an index into ExecSpace's table for T) is chosen: the entry's role,
+// its peel and its K split for an M x N x K product on compute_units.
+template <class ExecSpace, class T>
+void finish_plan(GemmPlan& plan, int entry, std::int64_t m, std::int64_t n, std::int64_t k,
+                 std::int64_t compute_units) {
+  const GemmEntryParams p = GemmEntriesOf<ExecSpace, T>::params(entry);
+  plan.entry = entry, plan.role = p.role;
+  plan_peel_and_split(plan, p, m, n, k, compute_units, sizeof(AccumulatorType<T>));
+}
+
 // Whether entry E's kernel stages op(A) and op(B) in packets in this orientation (a_m: op(A) walks m
 // contiguously; b_n: op(B) walks n contiguously). The asynchronous and TMA kernels always do; the
 // register-staging kernel only for some tile shapes.
@@ -573,7 +585,6 @@ template <class ExecSpace, class T>
 GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std::int64_t compute_units,
                    bool tf32 = false, bool allow_copies = true) {
   using L = GemmEntriesOf<ExecSpace, T>;
-  constexpr std::size_t acc_bytes = sizeof(AccumulatorType<T>);
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   GemmPlan plan;
   const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
@@ -604,8 +615,7 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
       const std::size_t bytes =
           sizeof(float) * std::size_t((plan.copy_a ? m * ld : 0) + (plan.copy_b ? n * ld : 0));
       if (workspace_allows(bytes)) {
-        plan.role = GemmRole::tf32;
-        plan_peel_and_split(plan, L::params(plan.entry), m, n, k, compute_units, acc_bytes);
+        finish_plan<ExecSpace, T>(plan, plan.entry, m, n, k, compute_units);
         return plan;
       }
       plan.copy_a = plan.copy_b = false;
@@ -623,9 +633,7 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     const int i = L::first_applying(copied, usable);
     if (L::params(i).needs_packets) plan.entry = i, plan.copy_aligned = true;
   }
-  const GemmEntryParams p = L::params(plan.entry);
-  plan.role = p.role;
-  plan_peel_and_split(plan, p, m, n, k, compute_units, acc_bytes);
+  finish_plan<ExecSpace, T>(plan, plan.entry, m, n, k, compute_units);
   return plan;
 }
 
@@ -642,11 +650,7 @@ GemmPlan gemm_plan(const ExecSpace& exec, const Strided2D<const T>& a, const Str
 template <class ExecSpace, class T>
 GemmPlan gemm_plan_with_entry(const ExecSpace& exec, GemmPlan plan, int entry, std::int64_t m, std::int64_t n,
                               std::int64_t k) {
-  using L = GemmEntriesOf<ExecSpace, T>;
-  const GemmEntryParams p = L::params(entry);
-  plan.entry = entry, plan.role = p.role;
-  plan_peel_and_split(plan, p, m, n, k, ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec),
-                      sizeof(AccumulatorType<T>));
+  finish_plan<ExecSpace, T>(plan, entry, m, n, k, ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec));
   return plan;
 }
 
@@ -687,12 +691,8 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
     std::optional<WorkspaceLease<ExecSpace>> lease;
     if (split.slices > 1) {
       lease.emplace(lease_workspace(exec));
-      try {
-        f.work = lease->template get<Acc>(
-            WorkSlot::partials, static_cast<std::size_t>(split.slices) * std::size_t(c.rows * c.cols));
+      if ((f.work = lease_partials<Acc>(*lease, split, c.rows * c.cols))) {
         f.slices = split.slices, f.k_chunk = split.k_chunk;
-      } catch (const std::exception&) {
-        // No room for the partials: one slice.
       }
     }
     require_int_range(row_blocks * f.slices, "number of multi-vector teams", "gemm");
@@ -700,20 +700,19 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
     Kokkos::parallel_for("ridgeline::gemm multi-vector", policy, f);
     if (f.slices > 1) split_k_reduce(exec, f.work, f.slices, c, beta);
   };
-  using V = std::true_type;
-  using S = std::false_type;
+  const auto run_columns = [&](auto nv) { vec ? run(nv, std::true_type{}) : run(nv, std::false_type{}); };
   // Instances for up to 4, 8 and 16 columns, as far as the entry goes: the columns past N are
   // computed and dropped.
   static_assert(Cfg::max_vectors == 4 || Cfg::max_vectors == 16, "instances for up to 4, 8 and 16 columns");
   if (c.cols <= 4) {
-    vec ? run(std::integral_constant<int, 4>{}, V{}) : run(std::integral_constant<int, 4>{}, S{});
+    run_columns(std::integral_constant<int, 4>{});
     return;
   }
   if constexpr (Cfg::max_vectors == 16) {
     if (c.cols <= 8) {
-      vec ? run(std::integral_constant<int, 8>{}, V{}) : run(std::integral_constant<int, 8>{}, S{});
+      run_columns(std::integral_constant<int, 8>{});
     } else {
-      vec ? run(std::integral_constant<int, 16>{}, V{}) : run(std::integral_constant<int, 16>{}, S{});
+      run_columns(std::integral_constant<int, 16>{});
     }
   } else {
     throw std::logic_error("ridgeline::gemm: a multi-vector plan for more columns than its entry serves");

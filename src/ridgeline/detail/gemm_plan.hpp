@@ -120,10 +120,16 @@ struct GemmEntryParams {
   GemmRole role = GemmRole::general;
   bool needs_packets = false;
 };
+// A tile configuration's numbers alone (role general, no packets), for kernels launched directly.
+template <class Cfg>
+GemmEntryParams tile_params() {
+  return {Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
+}
 template <class E>
 GemmEntryParams entry_params() {
-  using Cfg = typename E::Cfg;
-  return {Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages, E::When::role, E::When::needs_packets};
+  GemmEntryParams p = tile_params<typename E::Cfg>();
+  p.role = E::When::role, p.needs_packets = E::When::needs_packets;
+  return p;
 }
 
 // A table's GEMM entries, first match wins.
