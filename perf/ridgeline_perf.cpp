@@ -136,6 +136,7 @@ std::string gemv_config_string(const ridgeline::GemvConfig& g) {
   s << g.kernel << " team " << g.team_size << "x" << g.vector_length << " rows/team " << g.rows_per_team;
   if (g.lanes > 0) s << " lanes " << g.lanes << " row block " << g.row_block;
   s << " unroll " << g.unroll << " scratch L" << g.scratch_level;
+  if (g.k_slices > 1) s << " column slices " << g.k_slices;
   return s.str();
 }
 
@@ -227,8 +228,8 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
     };
   } else {
     // LayoutLeft: op(A) rows are contiguous for "N", so that is the "rows" kernel; "T" is "dot".
-    rl.config =
-        gemv_config_string(ridgeline::gemv_config<ExecSpace, In>(s.trans_a() == 'N', &exec, s.y_len()));
+    rl.config = gemv_config_string(
+        ridgeline::gemv_config<ExecSpace, In>(s.trans_a() == 'N', &exec, s.y_len(), s.x_len()));
     rl.call = [=](const Operands<In, Out>& o) {
       ridgeline::gemv(exec, tra.c_str(), alpha, o.a, o.x, beta, o.y);
     };

@@ -601,11 +601,54 @@ void sweep_gemv(int n, int reps) {
   }
 }
 
+// ---- GEMV T with short rows (A stored len x rows, so op(A) = A^T: rows x len, rows contiguous) ---
+template <class T>
+void sweep_gemv_dot_rect(std::int64_t len, std::int64_t rows, int reps) {
+  const int sets = std::max(2, int(400e6 / (double(len) * rows * sizeof(T))) + 1);
+  std::vector<Matrix<T>> As;
+  for (int s = 0; s < sets; ++s) {
+    As.emplace_back("A", len, rows);
+    fill(As.back(), 10 + s);
+  }
+  Vector<T> x("x", len), y("y", rows), ref("ref", rows);
+  fill(x, 3);
+  int set = 0;
+  const double base =
+      median_seconds(reps, [&] { ridgeline::gemv(Exec(), "T", T(1), As[set++ % sets], x, T(0), ref); });
+  const double bytes = double(len) * rows * sizeof(T);
+  std::printf("gemv T %lldx%lld %s: table entry %.4f ms %.1f GB/s\n", (long long)len, (long long)rows,
+              sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3, bytes / base * 1e-9);
+  const auto dot = [&](auto cfg) {
+    using Cfg = decltype(cfg);
+    char name[64];
+    std::snprintf(name, sizeof name, "dot %d/%d lanes, rb %d, rows %d, u%d, %d/SM", Cfg::team_size,
+                  Cfg::lanes, Cfg::row_block, Cfg::rows, Cfg::unroll, Cfg::min_blocks);
+    gemv_candidate<rd::GemvDot<Exec, Cfg, T, T, true, true>, Cfg>(name, As, x, y, ref, true, reps, base);
+  };
+  dot(Gd<T, 256, 32, 1, 8, 4, 2>{});  // the table's
+  dot(Gd<T, 256, 32, 2, 16, 4, 2>{});
+  dot(Gd<T, 256, 32, 4, 32, 2, 2>{});
+  dot(Gd<T, 256, 32, 4, 32, 4, 2>{});
+  dot(Gd<T, 256, 16, 1, 16, 4, 2>{});
+  dot(Gd<T, 256, 16, 2, 32, 2, 2>{});
+  dot(Gd<T, 256, 8, 1, 32, 4, 2>{});
+  dot(Gd<T, 256, 8, 2, 64, 2, 2>{});
+  dot(Gd<T, 512, 16, 2, 64, 2, 1>{});
+}
+
 // ---- plans: ridgeline::gemm against the same call on each other packet entry of the table ------
 // Each alternative runs through the executor with its own peel and split (gemm_plan_with_entry), and
 // once more without the peel, so the entry conditions of the table are chosen on whole calls.
+// The K slices of entry p's unpeeled plan on an M x N x K product on this device.
 template <class T>
-void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
+int plan_slices_unpeeled(const rd::GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return rd::plan_k_split(p, m, n, k, rd::ComputeUnits<Be, Exec>::of(Exec()), sizeof(rd::AccumulatorType<T>))
+      .slices;
+}
+
+// slices: K slice counts to run each entry's unpeeled plan with as well, besides the plan's own.
+template <class T>
+void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const std::vector<int>& slices) {
   using L = rd::GemmEntriesOf<Exec, T>;
   Matrix<T> A("A", m, k), B("B", k, n), C("C", m, n), ref("ref", m, n);
   fill(A, 1), fill(B, 2);
@@ -652,6 +695,65 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
       const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
       show(peel ? "" : "no peel", plan, s);
     }
+    if (p.role == rd::GemmRole::multi_vector) continue;
+    for (int want : slices) {
+      rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
+      plan.peel = {};
+      const rd::KSplit split = rd::split_k(k, p.bk, want);
+      if (split.slices == plan_slices_unpeeled<T>(p, m, n, k)) continue;
+      plan.split = split;
+      const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
+      show("slices", plan, s);
+    }
+  }
+}
+
+// ---- GEMV N split along its columns against the rows entry -----------------------------------
+// An R x C rows-contiguous GEMV three ways: ridgeline::gemv (the table's choice), the rows entry
+// launched directly, and the one-column multi-vector product split along the columns.
+template <class T>
+void sweep_gemv_split(std::int64_t r, std::int64_t c, int reps) {
+  const int sets = std::max(2, int(400e6 / (double(r) * c * sizeof(T))) + 1);
+  std::vector<Matrix<T>> As;
+  for (int s = 0; s < sets; ++s) {
+    As.emplace_back("A", r, c);
+    fill(As.back(), 10 + s);
+  }
+  Vector<T> x("x", c), y("y", r), ref("ref", r);
+  fill(x, 3);
+  const double bytes = double(r) * c * sizeof(T);
+  int set = 0;
+  const double base =
+      median_seconds(reps, [&] { ridgeline::gemv(Exec(), "N", T(1), As[set++ % sets], x, T(0), ref); });
+  std::printf("gemv N %lldx%lld %s: ridgeline::gemv (%s) %.4f ms %.1f GB/s\n", (long long)r, (long long)c,
+              sizeof(T) == 4 ? "fp32" : "fp64",
+              rd::gemv_splits_columns<Exec, T, T>(Exec(), r) ? "split columns" : "rows entry", base * 1e3,
+              bytes / base * 1e-9);
+  const auto op = [&](const Matrix<T>& A) {
+    const auto a = rd::strided_op(A, rd::Trans::N);
+    return rd::Strided2D<const T>{a.data, a.rows, a.cols, a.rs, a.cs};
+  };
+  const rd::Strided1D<const T> xs{x.data(), c, 1};
+  const rd::Strided1D<T> ys{y.data(), r, 1};
+  const auto show = [&](const char* what, double s) {
+    std::printf("  %-28s %9.4f ms %9.1f GB/s  x%.3f  err %.1e\n", what, s * 1e3, bytes / s * 1e-9, base / s,
+                rel_diff(y, ref));
+  };
+  using Cfg = typename Be::template gemv_rows<T>;
+  set = 0;
+  show("rows entry", median_seconds(reps, [&] {
+         rd::launch_gemv<rd::GemvRows<Exec, Cfg, T, T, true, true>, Cfg>(Exec(), op(As[set++ % sets]), xs, ys,
+                                                                         T(1), T(0));
+       }));
+  if constexpr (!std::is_void_v<rd::MultiVectorCfg<Exec, T>>) {
+    using MV = rd::MultiVectorCfg<Exec, T>;
+    const rd::KSplit split =
+        rd::gemv_column_split<MV>(r, c, rd::ComputeUnits<Be, Exec>::of(Exec()), sizeof(T));
+    char name[64];
+    std::snprintf(name, sizeof name, "split columns, %d slices", split.slices);
+    set = 0;
+    show(name, median_seconds(
+                   reps, [&] { rd::gemv_split_columns(Exec(), op(As[set++ % sets]), xs, ys, T(1), T(0)); }));
   }
 }
 
@@ -686,6 +788,15 @@ int main(int argc, char** argv) {
                  "MxNxK GEMM shapes (fp32) to run ridgeline::gemm and each other packet entry's plan on");
   app.add_option("--plans64", plans64,
                  "MxNxK GEMM shapes (fp64) to run ridgeline::gemm and each other packet entry's plan on");
+  std::vector<int> slices;
+  app.add_option("--slices", slices,
+                 "K slice counts to run each entry's unpeeled plan with as well (--plans32/64)");
+  std::vector<std::string> gemv_dot;
+  app.add_option("--gemv-dot", gemv_dot,
+                 "LENxROWS GEMV T shapes (fp32 and fp64; A stored LEN x ROWS): dot candidates on short rows");
+  std::vector<std::string> gemv_split;
+  app.add_option("--gemv-split", gemv_split,
+                 "RxC GEMV N shapes (fp32 and fp64): the rows entry against the split along the columns");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
@@ -717,8 +828,22 @@ int main(int argc, char** argv) {
 #endif
   for_each_shape(rect, [&](long long m, long long n, long long k) { sweep_rect<float>(m, n, k, reps); });
   for_each_shape(rect64, [&](long long m, long long n, long long k) { sweep_rect<double>(m, n, k, reps); });
-  for_each_shape(plans32, [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps); });
-  for_each_shape(plans64, [&](long long m, long long n, long long k) { sweep_plans<double>(m, n, k, reps); });
+  for (const auto& shape : gemv_dot) {
+    long long len = 0, rows = 0;
+    if (std::sscanf(shape.c_str(), "%lldx%lld", &len, &rows) != 2) continue;
+    sweep_gemv_dot_rect<float>(len, rows, reps);
+    sweep_gemv_dot_rect<double>(len, rows, reps);
+  }
+  for (const auto& shape : gemv_split) {
+    long long r = 0, c = 0;
+    if (std::sscanf(shape.c_str(), "%lldx%lld", &r, &c) != 2) continue;
+    sweep_gemv_split<float>(r, c, reps);
+    sweep_gemv_split<double>(r, c, reps);
+  }
+  for_each_shape(plans32,
+                 [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps, slices); });
+  for_each_shape(plans64,
+                 [&](long long m, long long n, long long k) { sweep_plans<double>(m, n, k, reps, slices); });
   for (int n : gemv_n) {
     if (n <= 0) continue;  // --gemv 0: no GEMV sweep
     sweep_gemv<float>(n, reps);

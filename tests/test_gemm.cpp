@@ -500,7 +500,7 @@ struct PlanNarrow {
 using PlanEntries =
     detail::GemmEntries<detail::GemmEntry<void, detail::when::tf32>,
                         detail::GemmEntry<PlanNarrow, detail::when::rows_at_most<64>>,
-                        detail::GemmEntry<PlanSmall, detail::when::few_waves_of<PlanBig, 1, 8>>,
+                        detail::GemmEntry<PlanSmall, detail::when::wave_share_of<PlanBig, 100, 800>>,
                         detail::GemmEntry<PlanBig, detail::when::packets>,
                         detail::GemmEntry<PlanBig, detail::when::any>>;
 
@@ -546,6 +546,45 @@ TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
   EXPECT_FALSE(PlanEntries::params(4).needs_packets);
 }
 
+// wave_share_of under one wave: products too small for a wave of the big tiles, just inside and just
+// outside; and the split's bounds an entry may set (split_teams_per_cu, min_slice_steps, max_slices).
+struct PlanTiny {
+  static constexpr int bm = 64, bn = 64, bk = 16, min_blocks = 4, stages = 2, min_slice_steps = 4;
+};
+struct PlanTinyTwoTeams : PlanTiny {
+  static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
+};
+TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
+  using Sub = detail::when::wave_share_of<PlanBig, 0, 60>;
+  const auto sub = [](std::int64_t m, std::int64_t n, bool packets = true) {
+    return Sub::applies(detail::GemmFacts{m, n, 512, packets, false, 132});
+  };
+  EXPECT_TRUE(sub(1, 1));         // one tile
+  EXPECT_TRUE(sub(1024, 1216));   // 8 x 19 = 152 tiles of 128 x 64: 57.6% of 264 slots, just inside
+  EXPECT_FALSE(sub(1024, 1280));  // 8 x 20 = 160: 60.6%, just outside
+  EXPECT_FALSE(sub(512, 512, false));
+  EXPECT_FALSE(Sub::applies(detail::GemmFacts{512, 512, 512, true, false, 0}));  // unknown device
+  // 512^3 in 64 tiles: 32 K steps of 16 hold 8 slices of 4 steps, so 8 slices (512 teams) for 528
+  // slots; K 511 holds 7 slices of 4 whole steps; the default 16 steps per slice allow 2.
+  const detail::GemmEntryParams tiny = detail::tile_params<PlanTiny>();
+  EXPECT_EQ(tiny.min_slice_steps, 4);
+  EXPECT_EQ(tiny.max_slices, 16);
+  EXPECT_EQ(detail::plan_k_split(tiny, 512, 512, 512, 132, 4).slices, 8);
+  EXPECT_EQ(detail::plan_k_split(tiny, 512, 512, 511, 132, 4).slices, 7);
+  EXPECT_EQ(detail::plan_k_split(detail::tile_params<PlanNarrow>(), 512, 512, 512, 132, 4).slices, 2);
+  // Two teams per compute unit for the split, slices of 2 steps: 512^3 in 4 slices (256 teams for 264),
+  // 256^3 in 8 (16 K steps), 1024^3 in one (256 tiles).
+  const detail::GemmEntryParams two = detail::tile_params<PlanTinyTwoTeams>();
+  EXPECT_EQ(two.split_teams, 2);
+  EXPECT_EQ(tiny.split_teams, 4);  // min_blocks
+  EXPECT_EQ(detail::plan_k_split(two, 512, 512, 512, 132, 4).slices, 4);
+  EXPECT_EQ(detail::plan_k_split(two, 256, 256, 256, 132, 4).slices, 8);
+  EXPECT_EQ(detail::plan_k_split(two, 1024, 1024, 1024, 132, 4).slices, 1);
+  EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 16), 16);  // max_slices, just inside
+  EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 17), 17);
+  EXPECT_EQ(detail::choose_k_slices(1, 64 * 17 - 1, 16, 528, 4, 32), 16);  // 4 steps each: 16 fit, 17 not
+}
+
 // The peel and split follow the chosen entry: the packet entry on 2500^3 peels with its own tiles and
 // teams per SM, the small-tile entry runs whole, and a narrow product splits K instead of peeling.
 TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
@@ -557,7 +596,8 @@ TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
   EXPECT_EQ(plan.peel.m0, big.m0);
   EXPECT_EQ(plan.peel.n0, big.n0);
   detail::plan_peel_and_split(
-      plan, detail::entry_params<detail::GemmEntry<PlanSmall, detail::when::few_waves_of<PlanBig, 1, 8>>>(),
+      plan,
+      detail::entry_params<detail::GemmEntry<PlanSmall, detail::when::wave_share_of<PlanBig, 100, 800>>>(),
       2500, 2500, 2500, 132, 8);
   EXPECT_EQ(plan.peel.m0, 0);  // the small-tile entry never peels
   EXPECT_EQ(plan.split.slices, 1);
@@ -570,22 +610,24 @@ TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
 }
 
 // The multi-vector split: enough row blocks x slices for the teams asked for, slices at least
-// min_depth deep and whole unroll steps, at most 64, one where the partials pass the workspace limit.
+// min_depth deep and whole unroll steps, at most max_slices, one where the partials pass the workspace limit.
 TEST(GemmPlan, MultiVectorSplit) {
   // 16384 rows in teams of 512: 32 row blocks; 528 teams want 17 slices of 16384 / 17 -> 964 (x4).
-  const detail::KSplit s = detail::plan_multi_vector_split(16384, 8, 16384, 512, 528, 256, 4, 4);
+  const detail::KSplit s = detail::plan_multi_vector_split(16384, 8, 16384, 512, 528, 256, 4, 4, 64);
   EXPECT_EQ(s.slices, 17);
   EXPECT_EQ(s.k_chunk % 4, 0);
   EXPECT_GE(s.k_chunk * s.slices, 16384);
   EXPECT_LT(s.k_chunk * (s.slices - 1), 16384);
-  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 1000, 512, 528, 256, 4, 4).slices, 3);  // 1000 / 256
-  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 300, 512, 528, 256, 4, 4).slices, 1);
-  EXPECT_EQ(detail::plan_multi_vector_split(100, 8, 1 << 20, 512, 528, 256, 4, 4).slices, 64);
-  EXPECT_EQ(detail::plan_multi_vector_split(1 << 20, 8, 16384, 512, 528, 256, 4, 4).slices,
+  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 1000, 512, 528, 256, 4, 4, 64).slices,
+            3);  // 1000 / 256
+  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 300, 512, 528, 256, 4, 4, 64).slices, 1);
+  EXPECT_EQ(detail::plan_multi_vector_split(100, 8, 1 << 20, 512, 528, 256, 4, 4, 64).slices, 64);
+  EXPECT_EQ(detail::plan_multi_vector_split(100, 8, 1 << 20, 512, 528, 256, 4, 4, 65).slices, 65);
+  EXPECT_EQ(detail::plan_multi_vector_split(1 << 20, 8, 16384, 512, 528, 256, 4, 4, 64).slices,
             1);  // rows enough
   const std::size_t saved = ridgeline::workspace_limit();
   ridgeline::set_workspace_limit(1000);  // no room for the partials
-  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 16384, 512, 528, 256, 4, 4).slices, 1);
+  EXPECT_EQ(detail::plan_multi_vector_split(16384, 8, 16384, 512, 528, 256, 4, 4, 64).slices, 1);
   ridgeline::set_workspace_limit(saved);
 }
 
@@ -614,6 +656,22 @@ TEST(GemmPlan, ThisTable) {
     EXPECT_EQ(mid.peel.m0, 0);
   } else {
     EXPECT_EQ(mid.role, big.role);
+  }
+  // Products under one wave: where the table has small-tile entries, they run them, split K for about
+  // two teams per compute unit (fp64 256^3: 16 tiles of 64 x 64 in 8 slices; fp32 512^3: 64 in 4).
+  if (L::find(detail::GemmRole::small) >= 0) {
+    const detail::GemmPlan tiny = plan(256, 256, 256, 256);
+    EXPECT_EQ(tiny.role, detail::GemmRole::small);
+    EXPECT_EQ(tiny.split.slices, 8);
+  }
+  if (detail::GemmEntriesOf<Exec, float>::find(detail::GemmRole::small) >= 0) {
+    const float* q = nullptr;
+    const detail::Strided2D<const float> op{q, 512, 512, 1, 512};
+    const detail::GemmPlan s32 = detail::plan_gemm<Exec, float>(op, op, 132);
+    EXPECT_EQ(s32.role, detail::GemmRole::small);
+    EXPECT_EQ(s32.split.slices, 4);
+    const detail::Strided2D<const float> big{q, 2048, 2048, 1, 2048};  // 97% of a wave of 128 x 128
+    EXPECT_EQ((detail::plan_gemm<Exec, float>(big, big, 132).role), detail::GemmRole::packets);
   }
   // Through the public query, on this device: the role it prints is the plan's.
   using Lay2 = Kokkos::LayoutLeft;
@@ -794,6 +852,63 @@ TEST(Gemm, SkinnyNMatchesReference) {
   if (t.entry == "multi-vector") EXPECT_GT(t.k_slices, 1);
   rerun_is_bit_identical(4099, 8, reduced() ? 1000 : 4000, 9690);
   rerun_is_bit_identical<double>(4099, 4, reduced() ? 1000 : 4000, 9691);
+}
+
+// ---- products under one wave: the small-tile entries ----------------------------------------------
+// The first small-tile entry's condition in a table (void: none).
+template <class L>
+struct SmallWhen {
+  using type = void;
+};
+template <class E, class... Rest>
+struct SmallWhen<detail::GemmEntries<E, Rest...>> {
+  using type =
+      std::conditional_t<E::When::role == detail::GemmRole::small && !std::is_void_v<typename E::Cfg>,
+                         typename E::When, typename SmallWhen<detail::GemmEntries<Rest...>>::type>;
+};
+template <class T>
+std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", ta == 'T' ? k : m, ta == 'T' ? m : k);
+  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", tb == 'T' ? n : k, tb == 'T' ? k : n);
+  const char a[2] = {ta, 0}, b[2] = {tb, 0};
+  return gemm_tile_config(Exec(), a, b, A, B).entry;
+}
+
+// Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
+// tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
+// tails in M, N and K, every transpose pair, beta zero (C poisoned) and not. Then a product a few tiles
+// big, deep in K, whose split runs many slices (16 of 64 x 64 on 132 SMs), and a bit-identical rerun.
+// Extents are multiples of 4, so every leading dimension is whole packets.
+template <class T>
+void sub_wave_products(Dt dt, std::uint64_t seed) {
+  using W = typename SmallWhen<detail::GemmEntriesOf<Exec, T>>::type;
+  const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, T>, Exec>::of(Exec());
+  if constexpr (!std::is_void_v<W>) {
+    if (cu > 0 && W::min_percent == 0) {
+      using Big = typename W::big;
+      const std::int64_t slots = cu * Big::min_blocks;
+      const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;  // most tiles still inside
+      const std::int64_t m = 2 * Big::bm - 4, n = inside / 2 * Big::bn - 4, k = 68;
+      EXPECT_EQ(entry_of<T>('N', 'N', m, n, k), "small tiles") << m << "x" << n;
+      EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, k), "small tiles") << m << "x" << n + Big::bn;
+      // Up to one wave, the products are small enough for the host reference (8 waves: see GemmDmma).
+      if (W::max_percent <= 100)
+        for (const char* t : {"NN", "NT", "TN", "TT"})
+          for (double beta : {0.0, 0.5})
+            run({m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, dt, seed += 3});
+      EXPECT_EQ(entry_of<T>('T', 'N', 200, 196, 1000), "small tiles");
+    }
+  }
+  for (const char* t : {"NN", "NT", "TN", "TT"})
+    for (double beta : {0.0, -0.5})
+      run({200, 196, 1000, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.3, beta, dt, seed += 3});
+  rerun_is_bit_identical<T>(200, 196, 1000, seed + 1);
+}
+TEST(Gemm, SubWaveProductsFloat) {
+  sub_wave_products<float>(Dt::f32, 9800);
+}
+TEST(Gemm, SubWaveProductsDouble) {
+  sub_wave_products<double>(Dt::f64, 9850);
 }
 
 TEST(Gemm, SplitKRerunIsBitIdentical) {

@@ -23,8 +23,8 @@ struct GemvCase {
 
 std::string describe(const GemvCase& c) {
   std::ostringstream s;
-  s << name(c.dt) << "gemv " << c.trans << " " << c.m << "x" << c.n << " layouts " << name(c.la)
-    << name(c.lx) << name(c.ly) << " alpha=" << c.alpha << " beta=" << c.beta;
+  s << name(c.dt) << "gemv " << c.trans << " " << c.m << "x" << c.n << " layouts " << name(c.la) << name(c.lx)
+    << name(c.ly) << " alpha=" << c.alpha << " beta=" << c.beta;
   return s.str();
 }
 
@@ -127,7 +127,8 @@ std::vector<GemvCase> alpha_beta_cases() {
   for (double alpha : kScalars)
     for (double beta : kScalars)
       for (char t : {'N', 'T'})
-        cases.push_back({45, 38, t, Lay::left, Lay::left, Lay::left, alpha, beta, kAllDtypes[seed % 6], seed++});
+        cases.push_back(
+            {45, 38, t, Lay::left, Lay::left, Lay::left, alpha, beta, kAllDtypes[seed % 6], seed++});
   return cases;
 }
 
@@ -290,6 +291,105 @@ void expect_tall_choice() {
     EXPECT_FALSE((detail::gemv_uses_tall<Exec, float>)(Exec(), cu * Reg::rows));
   }
 }
+// ---- a wide GEMV split along its columns (gemv_split_columns) --------------------------------------
+// The table splits a rows-contiguous GEMV whose rows entry fills less than gemv_split_percent of its
+// team slots: just inside and just outside that. Tables without a multi-vector entry never split.
+TEST(GemvDispatch, SplitsColumnsOnlyBelowTheTableFill) {
+  using Be = detail::Backend<Exec, float>;
+  constexpr int pct = detail::GemvSplitPercent<Be>::value;
+  const auto splits = [](std::int64_t rows) {
+    return detail::gemv_splits_columns<Exec, float, float>(Exec(), rows);
+  };
+  if constexpr (std::is_void_v<detail::MultiVectorCfg<Exec, float>> || pct == 0) {
+    EXPECT_FALSE(splits(1)) << "no split in this table";
+  } else {
+    const std::int64_t cu = detail::ComputeUnits<Be, Exec>::of(Exec());
+    if (cu <= 0) GTEST_SKIP() << "the table names no compute units";
+    using Reg = typename Be::template gemv_rows<float>;
+    const std::int64_t slots = cu * detail::GemvMinBlocks<Reg>::value;
+    const std::int64_t inside = (pct * slots + 99) / 100 - 1;  // the most rows-entry teams that still split
+    EXPECT_TRUE(splits(inside * Reg::rows));
+    EXPECT_FALSE(splits(inside * Reg::rows + 1));
+    EXPECT_TRUE(splits(1000)) << "the products below must take the split route";
+    EXPECT_FALSE((detail::gemv_splits_columns<Exec, Kokkos::Experimental::half_t, float>(Exec(), 1000)));
+  }
+}
+
+// Products on the split route where the table has it (on the rows entry elsewhere): slices reduced
+// by lanes (1000 x 20000: 78 slices of 256 columns in fp32), by threads (100 x 3000), a slice of its
+// own (333 x 200), rows-contiguous op(A) from A as it is and from LayoutRight transposed, strided and
+// unaligned x, y and A, beta zero (poisoned y) and not, every dtype.
+std::vector<GemvCase> wide_cases() {
+  const std::vector<std::array<std::int64_t, 2>> shapes = {
+      {1000, 20000}, {100, 3000}, {333, 200}, {61, 4099}};
+  const Lay mixes[][3] = {{Lay::left, Lay::left, Lay::left},
+                          {Lay::stride, Lay::stride, Lay::stride},
+                          {Lay::left, Lay::stride, Lay::left}};
+  std::vector<GemvCase> cases;
+  std::uint64_t seed = 1200;
+  for (const auto& s : shapes)
+    for (const auto& mix : mixes)
+      for (Dt dt : kAllDtypes) {
+        const double beta = seed % 2 ? 0.0 : 0.3;
+        cases.push_back({s[0], s[1], 'N', mix[0], mix[1], mix[2], -1.5, beta, dt, seed++});
+      }
+  for (Dt dt : kAllDtypes)  // op(A) = A^T, rows-contiguous from LayoutRight
+    cases.push_back({20000, 1000, 'T', Lay::right, Lay::left, Lay::stride, 0.7, 0.0, dt, seed++});
+  // Short rows for the dot kernels (A^T of LayoutLeft A): 1000 elements; 4096 fp32 (16 KB, just inside the
+  // CUDA table's short-row entry) and 4100 (just outside), with a row tail (300 rows).
+  for (const auto& s : std::vector<std::array<std::int64_t, 2>>{{1000, 5000}, {4096, 300}, {4100, 300}})
+    for (Dt dt : kAllDtypes)
+      cases.push_back(
+          {s[0], s[1], 'T', Lay::left, Lay::left, Lay::left, 1.25, seed % 2 ? 0.0 : -0.5, dt, seed++});
+  return cases;
+}
+
+class GemvWide : public ::testing::TestWithParam<GemvCase> {};
+TEST_P(GemvWide, MatchesReference) {
+  run(GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(All, GemvWide, ::testing::ValuesIn(wide_cases()));
+
+// The short-row dot entry: rows of at most the table's bytes, just inside and just outside; never for
+// tables without one. gemv_config reports what runs.
+template <class Short>
+void expect_short_dot() {
+  const auto uses = [](std::int64_t cols) { return detail::gemv_uses_short_dot<Exec, float>(cols); };
+  const Exec exec;
+  if constexpr (Short::max_bytes == 0) {
+    EXPECT_FALSE(uses(1)) << "no short-row entry in this table";
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).kernel), "dot");
+  } else {
+    EXPECT_TRUE(uses(Short::max_bytes / 4));
+    EXPECT_FALSE(uses(Short::max_bytes / 4 + 1));
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).kernel), "dot (short rows)");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 1000, 100000).kernel), "dot");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).lanes), Short::type::lanes);
+  }
+}
+TEST(GemvDispatch, ShortRowDotOnlyUpToTheTableBytes) {
+  expect_short_dot<detail::DotShortCfgOf<detail::Backend<Exec, float>, float>>();
+  const Exec exec;
+  const bool split = detail::gemv_splits_columns<Exec, float, float>(exec, 1000);
+  const GemvConfig wide = gemv_config<Exec, float>(true, &exec, 1000, 100000);
+  EXPECT_EQ(wide.kernel == "rows", !split) << wide.kernel;
+  EXPECT_EQ(wide.k_slices > 1, split);
+}
+
+TEST(GemvDispatch, SplitColumnsRerunIsBitIdentical) {
+  for (const std::int64_t cols : {20000, 3000}) {
+    Kokkos::View<double**, Kokkos::LayoutLeft, Mem> A("A", 1000, cols);
+    Kokkos::View<double*, Mem> x("x", cols), y1("y1", 1000), y2("y2", 1000);
+    fill_random(A, 61), fill_random(x, 62), fill_random(y1, 63);
+    Kokkos::deep_copy(y2, y1);
+    ridgeline::gemv(Exec(), "N", 1.0, A, x, 0.5, y1);
+    ridgeline::gemv(Exec(), "N", 1.0, A, x, 0.5, y2);
+    Kokkos::fence();
+    const auto h1 = to_host(y1), h2 = to_host(y2);
+    EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0) << cols;
+  }
+}
+
 TEST(GemvDispatch, TallEntryOnlyWhereItFillsTheDevice) {
   EXPECT_DOUBLE_EQ(detail::wave_fill(256, 264), 256.0 / 264);
   EXPECT_DOUBLE_EQ(detail::wave_fill(265, 264), 265.0 / 528);

@@ -162,10 +162,34 @@ struct GemmMultiVectorTiles {
   static constexpr int max_vectors = sizeof(T) == 8 ? 4 : 16;
   static constexpr int bm = team_size * vec, bn = max_vectors, bk = 256, tm = vec, tn = max_vectors;
   static constexpr int vector_length = 1, stages = unroll, min_blocks = 3, scratch_level = 0;
+  // At most 256 K slices: few rows need hundreds for three teams per SM (a GEMV of 1000 rows split along
+  // its 100000 columns, gemv_split_columns: 197 fp32 slices, 3.3 TB/s against 2.0 for the rows entry,
+  // perf/results/h200-2026-12-01-2297cb1-worktree-sweep.txt). 16384 rows take 13 (fp32) or 7 (fp64).
+  static constexpr int max_slices = 256;
   static constexpr const char* micro_kernel_name = "multi-vector-rows";
 };
 
-// The fp64 small-tile entry, for products of 1 to 8 waves of the 128x64 entry's tiles (few_waves_of in
+// fp32 small-tile packet entry, for products whose 128 x 128 tiles fill under 60% of one wave of the
+// packet entry's team slots (wave_share_of in the entry list below). 512^3 is 16 such tiles for 264
+// slots, and split K, 16 K steps a slice, gave it 32 teams: 0.34 of cuBLAS (fb6ed4d cliffs record).
+// 64x64x16 on 128 threads, 8x4 per thread, four teams per SM; its split K aims at two teams per SM
+// in slices of at least 2 K steps. Plan sweep with forced slice counts
+// (perf/results/h200-2026-12-01-2297cb1-worktree-sweep.txt), this entry against the packet entry, each
+// at its best slice count: 128^3 1.31x, 256^3 1.27x (8 slices), 512^3 1.24x (4), 1024^3 1.11x (1),
+// 1536^3 1.03x (0.55 of a wave), 16384x32x16384 1.41x; 2048^3 (0.97 of a wave) 0.84x, so the entry
+// stops at 60%. The best slice counts put 128 to 256 teams on the 132 SMs, not the 528 that four teams
+// per SM would hold: with four, 1024^3 ran 2 slices at 0.87x one slice, 512^3 8 slices at 0.95x four.
+struct GemmTilesFp32Small {
+  static constexpr int bm = 64, bn = 64, bk = 16;
+  static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 4;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
+  static constexpr bool prefer_l1 = true;
+};
+
+// The fp64 small-tile entry, for products of up to 8 waves of the 128x64 entry's tiles (wave_share_of in
 // the entry list below): 64x64x16 on 128 threads, 32x32 per warp (2 x 4 instructions per k16), three
 // stages, three teams per SM, never peeled. Four stages, as first swept, do not fit three teams where
 // an operand is k-contiguous ((64 x 20) doubles per operand and stage, 82 KB a team; GemmDmma.SmallTileEntry
@@ -173,9 +197,14 @@ struct GemmMultiVectorTiles {
 // sweeps, every call through the executor (perf/results/h200-2026-12-01-e50b3ec-plans-sweep.txt), this
 // entry whole against the 128x64 entry with its peel: 1536^3 1.03x (1.09 waves of 128x64 tiles),
 // 2048^3 1.02x (1.94), 2500^3 1.06-1.12x (3.03), 2500x2500x1000 1.19x, 2624^3 1.07x (3.26), 3072^3
-// 1.01x, 3584^3 and 4096^3 1.00x (7.76); past 8 waves 0.93-0.99x (4608^3, 6144^3, 8192^3), and 1024^3
-// (under one wave, split K) 1.00x.
-struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {};
+// 1.01x, 3584^3 and 4096^3 1.00x (7.76); past 8 waves 0.93-0.99x (4608^3, 6144^3, 8192^3). Under one
+// wave it first ran 1024^3 as fast as the 128x64 entry (1.00x), both splitting K in slices of 16 steps for
+// three teams per SM; in slices of 2 steps for two teams per SM, as the fp32 small entry, it ran 256^3
+// 1.67x the 128x64 entry's plan, 512^3 1.34x and 1024^3 1.17x (forced slice counts,
+// perf/results/h200-2026-12-01-2297cb1-worktree-sweep.txt), so it now starts from zero waves.
+struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
+  static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
+};
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
@@ -404,6 +433,21 @@ struct GemvDotTiles {
   static constexpr bool prefer_l1 = true;
 };
 
+// GEMV "dot" for short rows (at most 16 KB, fp32 and fp64; gemv_dot_short_bytes below): groups of 8
+// lanes read two rows at once, 64 rows per 256-thread team. On 1000-element rows a warp per row has two
+// rounds of four packets per lane, then its reduction, and ran at 1.9 TB/s (fp32, 0.48 of cuBLAS on
+// 1000 x 100000 T, fb6ed4d cliffs record). Dot sweep on short rows
+// (perf/results/h200-2026-12-01-2297cb1-worktree-sweep.txt), against the regular entry: 1000-element
+// rows 1.87x (fp32) and 1.39x (fp64), 2000-element rows 1.32x and 1.14x; 8 lanes with one row at once
+// 1.77/1.38x and 1.31/1.13x, 16 lanes 1.48-1.74x and 32 lanes with 4 rows 1.77-1.79x (fp32, 1000-element
+// rows). Not swept on rows past 16 KB or on 16-bit types, which keep the regular entry.
+template <class T>
+struct GemvDotShortTiles {
+  static constexpr int team_size = 256, vector_length = 1, lanes = 8, row_block = 2, rows = 64, unroll = 2;
+  static constexpr int vec = 16 / sizeof(T), scratch_level = 0, min_blocks = 2;
+  static constexpr bool prefer_l1 = true;
+};
+
 struct Tiles {
   static constexpr const char* name = "cuda";
   // By element size: 8 bytes double, 4 float, 2 the 16-bit types.
@@ -416,7 +460,7 @@ struct Tiles {
   using Fp64Entries = detail::GemmEntries<
       detail::GemmEntry<GemmMultiVectorTiles<double>,
                         detail::when::columns_at_most<GemmMultiVectorTiles<double>::max_vectors>>,
-      detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::few_waves_of<GemmTilesFp64DmmaAsync, 1, 8>>,
+      detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
   using Fp32Entries = detail::GemmEntries<
@@ -425,6 +469,7 @@ struct Tiles {
       detail::GemmEntry<std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>,
                         detail::when::tf32>,
       detail::GemmEntry<GemmTilesFp32Narrow, detail::when::rows_at_most<GemmTilesFp32Narrow::bm>>,
+      detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
   using HalfNarrow =
@@ -468,6 +513,12 @@ struct Tiles {
   // shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
   template <class T>
   static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
+  // A rows-contiguous GEMV whose rows entry fills less than this percentage of its team slots runs as
+  // a one-column multi-vector product split along its columns (gemv_split_columns in dispatch.hpp).
+  // Sweep (perf/results/h200-2026-12-01-2297cb1-worktree-sweep.txt), split against the rows entry:
+  // 1000 x 100000 (16 teams of 64 rows for 132 SMs, 12%) 1.67x fp32 and 2.12x fp64; 2000 x 50000 (24%)
+  // 1.00x and 1.14x; 4000 x 25000 (48%) 0.83x and 0.82x; 8192 x 8192 (97%) 0.81x and 0.82x.
+  static constexpr int gemv_split_percent = 35;
   template <class Cfg, class T, class Acc>
   using micro_kernel =
       typename detail::EntryMicroKernel<Cfg, T, Acc,
@@ -479,6 +530,10 @@ struct Tiles {
   using gemv_rows_tall = GemvRowsTallTiles<T>;
   template <class T>
   using gemv_dot = GemvDotTiles<T>;
+  template <class T>
+  using gemv_dot_short = GemvDotShortTiles<T>;
+  template <class T>
+  static constexpr std::int64_t gemv_dot_short_bytes = sizeof(T) >= 4 ? 16384 : 0;
 };
 
 }  // namespace ridgeline::backends::cuda

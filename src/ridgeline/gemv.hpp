@@ -3,9 +3,9 @@
 //
 // A is a rank-2 View, x and y rank-1 Views, in any layout (strided subviews included). A and x share
 // one element type: float, double, ridgeline::half_t or ridgeline::bhalf_t; y has it too, or float for
-// the 16-bit types, which accumulate in float (alpha and beta are then float). trans is "N" or "T" ("C" means "T" for real types). Every check below runs before any
-// launch and throws std::invalid_argument naming the shapes. beta == 0 never reads y; alpha == 0
-// or an empty reduction never reads A or x.
+// the 16-bit types, which accumulate in float (alpha and beta are then float). trans is "N" or "T" ("C" means
+// "T" for real types). Every check below runs before any launch and throws std::invalid_argument naming the
+// shapes. beta == 0 never reads y; alpha == 0 or an empty reduction never reads A or x.
 #include <Kokkos_Core.hpp>
 #include <string>
 #include <type_traits>
@@ -71,10 +71,12 @@ void gemv(const char* trans, const detail::GemmScalar<AV>& alpha, const AV& A, c
 }
 
 // The configuration gemv runs for ExecSpace and Scalar, for reports and the roofline. With exec and
-// the number of rows of op(A), it is the entry that would run for that shape (a table's tall
-// rows entry, where it applies); without, the regular one.
+// the shape of op(A) (rows x cols), it is the entry that would run for that shape: a table's tall rows
+// entry, its split along the columns (a one-column multi-vector product) or its short-row dot entry,
+// where they apply, for operands that stage in packets; without, the regular one.
 template <class ExecSpace, class Scalar>
-GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = nullptr, std::int64_t rows = 0) {
+GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = nullptr, std::int64_t rows = 0,
+                       std::int64_t cols = 0) {
   using Be = detail::Backend<ExecSpace, Scalar>;
   GemvConfig g;
   auto fill = [&](auto cfg, const char* kernel) {
@@ -88,6 +90,19 @@ GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = null
     g.kernel = kernel;
   };
   if (rows_contiguous) {
+    if constexpr (!std::is_void_v<detail::MultiVectorCfg<ExecSpace, Scalar>>) {
+      if (exec && cols > 0 && detail::gemv_splits_columns<ExecSpace, Scalar, Scalar>(*exec, rows)) {
+        using Cfg = detail::MultiVectorCfg<ExecSpace, Scalar>;
+        g.team_size = Cfg::team_size, g.vector_length = Cfg::vector_length, g.rows_per_team = Cfg::bm;
+        g.unroll = Cfg::unroll, g.vec = Cfg::vec, g.scratch_level = Cfg::scratch_level;
+        g.kernel = "multi-vector (split along the columns)";
+        g.k_slices =
+            detail::gemv_column_split<Cfg>(rows, cols, detail::ComputeUnits<Be, ExecSpace>::of(*exec),
+                                           sizeof(detail::AccumulatorType<Scalar>))
+                .slices;
+        return g;
+      }
+    }
     using Tall = typename detail::RowsTallCfgOf<Be, Scalar>::type;
     if constexpr (!std::is_void_v<Tall>) {
       if (exec && detail::gemv_uses_tall<ExecSpace, Scalar>(*exec, rows)) {
@@ -97,10 +112,20 @@ GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = null
     }
     fill(typename Be::template gemv_rows<Scalar>{}, "rows");
   } else {
-    using Cfg = typename Be::template gemv_dot<Scalar>;
-    fill(Cfg{}, "dot");
-    g.lanes = Cfg::lanes;
-    g.row_block = Cfg::row_block;
+    const auto dot = [&](auto cfg, const char* kernel) {
+      using Cfg = decltype(cfg);
+      fill(Cfg{}, kernel);
+      g.lanes = Cfg::lanes;
+      g.row_block = Cfg::row_block;
+    };
+    using Short = detail::DotShortCfgOf<Be, Scalar>;
+    if constexpr (Short::max_bytes > 0) {
+      if (cols > 0 && detail::gemv_uses_short_dot<ExecSpace, Scalar>(cols)) {
+        dot(typename Short::type{}, "dot (short rows)");
+        return g;
+      }
+    }
+    dot(typename Be::template gemv_dot<Scalar>{}, "dot");
   }
   return g;
 }

@@ -41,7 +41,8 @@ struct GemvConfig {
   int unroll = 0;
   int vec = 0;  // elements per packet along the contiguous index (when alignment allows)
   int scratch_level = 0;
-  std::string kernel;  // "rows" (output index contiguous) or "dot" (reduction index contiguous)
+  int k_slices = 1;    // slices of the reduction index (a split along the columns), summed after
+  std::string kernel;  // "rows" (output index contiguous), "dot" (reduction index contiguous), ...
 };
 
 }  // namespace ridgeline

@@ -6,6 +6,7 @@
 // backends/<name>/tile_table.hpp.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <ridgeline/backends/host/tile_table.hpp>
 #include <stdexcept>
@@ -256,10 +257,38 @@ int gemm_k_slices(const ExecSpace& exec, std::int64_t m, std::int64_t n, std::in
   return gemm_k_split<Kernel>(exec, m, n, k).slices;
 }
 
-// C = sum over slices of work[s] (+ beta * C), summed in slice order so reruns are bit-identical.
+// C = sum over slices of work[s] (+ beta * C), in a fixed order so reruns are bit-identical: slice
+// order, where a thread sums each element. From kLaneSumSlices slices on (a wide GEMV's hundreds of
+// slices over a thousand rows), a thread per element would wait on its slices' loads nearly one
+// after another, with a few thousand threads on the whole device; there the vector lanes of a team
+// share each element, lane l summing slices l, l + V, ... in order, then the lanes' sums in Kokkos's
+// vector reduction, whose tree is fixed for a vector length.
+constexpr int kLaneSumSlices = 32;
 template <class ExecSpace, class T, class Acc>
 void split_k_reduce(const ExecSpace& exec, const Acc* work, int slices, const Strided2D<T>& c, Acc beta) {
   const std::int64_t mn = c.rows * c.cols;
+  using Lanes = Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<int>>;
+  if (slices >= kLaneSumSlices && mn <= std::numeric_limits<int>::max()) {
+    const int lanes = Lanes::vector_length_max() < 32 ? Lanes::vector_length_max() : 32;
+    Kokkos::parallel_for(
+        "ridgeline::gemm split-K reduce (lanes)", Lanes(exec, static_cast<int>(mn), 1, lanes),
+        KOKKOS_LAMBDA(const typename Lanes::member_type& team) {
+          const std::int64_t e = team.league_rank();
+          Acc v = Acc(0);
+          Kokkos::parallel_reduce(
+              Kokkos::ThreadVectorRange(team, lanes),
+              [&](const int l, Acc& part) {
+                for (int s = l; s < slices; s += lanes) part += work[s * mn + e];
+              },
+              v);
+          Kokkos::single(Kokkos::PerThread(team), [&] {
+            const std::int64_t m = e % c.rows, n = e / c.rows;
+            if (beta != Acc(0)) v += beta * static_cast<Acc>(c(m, n));
+            c(m, n) = static_cast<T>(v);
+          });
+        });
+    return;
+  }
   Kokkos::parallel_for(
       "ridgeline::gemm split-K reduce",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, mn),
@@ -701,9 +730,13 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
     if (f.slices > 1) split_k_reduce(exec, f.work, f.slices, c, beta);
   };
   const auto run_columns = [&](auto nv) { vec ? run(nv, std::true_type{}) : run(nv, std::false_type{}); };
-  // Instances for up to 4, 8 and 16 columns, as far as the entry goes: the columns past N are
-  // computed and dropped.
+  // Instances for 1 (GEMV) and up to 4, 8 and 16 columns, as far as the entry goes: the columns past N
+  // are computed and dropped.
   static_assert(Cfg::max_vectors == 4 || Cfg::max_vectors == 16, "instances for up to 4, 8 and 16 columns");
+  if (c.cols == 1) {  // a GEMV split along its columns (gemv_split_columns)
+    run_columns(std::integral_constant<int, 1>{});
+    return;
+  }
   if (c.cols <= 4) {
     run_columns(std::integral_constant<int, 4>{});
     return;
@@ -933,6 +966,76 @@ bool gemv_uses_tall(const ExecSpace& exec, std::int64_t rows) {
   }
 }
 
+// A GEMV whose op(A) is rows-contiguous with too few rows to fill the device (1000 x 100000: 16 teams
+// of 64 rows for 132 SMs, 0.42 of cuBLAS at fb6ed4d) runs as a one-column multi-vector product
+// (gemm_multi_vector.hpp) instead: its K slices put teams along the long dimension, and
+// split_k_reduce sums them in a fixed order. The table says below which fill of its team slots the
+// rows entry gives way (Be::gemv_split_percent); backends without a multi-vector entry never split.
+template <class ExecSpace, class T>
+using MultiVectorCfg = typename EntryWithRole<GemmEntriesOf<ExecSpace, T>, GemmRole::multi_vector>::type;
+template <class Be, class = void>
+struct GemvSplitPercent : std::integral_constant<int, 0> {};
+template <class Be>
+struct GemvSplitPercent<Be, std::void_t<decltype(Be::gemv_split_percent)>>
+    : std::integral_constant<int, Be::gemv_split_percent> {};
+
+template <class ExecSpace, class T, class TY>
+bool gemv_splits_columns(const ExecSpace& exec, std::int64_t rows) {
+  using Be = Backend<ExecSpace, T>;
+  if constexpr (std::is_void_v<MultiVectorCfg<ExecSpace, T>> || !std::is_same_v<T, TY> ||
+                !(std::is_same_v<T, float> || std::is_same_v<T, double>) ||
+                GemvSplitPercent<Be>::value == 0) {
+    (void)exec, (void)rows;
+    return false;
+  } else {
+    using Reg = typename Be::template gemv_rows<T>;
+    const std::int64_t cu = ComputeUnits<Be, ExecSpace>::of(exec);
+    if (cu <= 0) return false;
+    const std::int64_t teams = (rows + Reg::rows - 1) / Reg::rows;
+    return teams * 100 < std::int64_t(GemvSplitPercent<Be>::value) * cu * GemvMinBlocks<Reg>::value;
+  }
+}
+
+// The K split gemv_split_columns runs an M x K GEMV with (pure: the plan of the multi-vector entry).
+template <class Cfg>
+KSplit gemv_column_split(std::int64_t m, std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
+  return plan_multi_vector_split(m, 1, k, Cfg::bm, compute_units * Cfg::min_blocks, Cfg::bk, Cfg::stages,
+                                 acc_bytes, MaxSlices<Cfg>::value);
+}
+
+template <class ExecSpace, class T, class TY, class Acc>
+void gemv_split_columns(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
+                        const Strided1D<TY>& y, Acc alpha, Acc beta) {
+  using Cfg = MultiVectorCfg<ExecSpace, T>;
+  if constexpr (std::is_void_v<Cfg> || !std::is_same_v<T, TY>) {
+    throw std::logic_error("ridgeline::gemv: no multi-vector entry to split the columns with");
+  } else {
+    using Be = Backend<ExecSpace, T>;
+    const KSplit split =
+        gemv_column_split<Cfg>(a.rows, a.cols, ComputeUnits<Be, ExecSpace>::of(exec), sizeof(Acc));
+    launch_multi_vector<Cfg>(exec, split, a, Strided2D<const T>{x.data, a.cols, 1, x.s, 1},
+                             Strided2D<TY>{y.data, a.rows, 1, y.s, 1}, alpha, beta);
+  }
+}
+
+// GEMV "dot": a table may add `gemv_dot_short`, for rows (op(A)'s contiguous index) of at most
+// `gemv_dot_short_bytes<T>` bytes, which its regular dot entry reads with too few loads per lane.
+template <class Be, class T, class = void>
+struct DotShortCfgOf {
+  using type = void;
+  static constexpr std::int64_t max_bytes = 0;
+};
+template <class Be, class T>
+struct DotShortCfgOf<Be, T, std::void_t<typename Be::template gemv_dot_short<T>>> {
+  using type = typename Be::template gemv_dot_short<T>;
+  static constexpr std::int64_t max_bytes = Be::template gemv_dot_short_bytes<T>;
+};
+// Whether gemv reads rows of `cols` elements with the short-row dot entry (packets only).
+template <class ExecSpace, class T>
+bool gemv_uses_short_dot(std::int64_t cols) {
+  return cols * std::int64_t(sizeof(T)) <= DotShortCfgOf<Backend<ExecSpace, T>, T>::max_bytes;
+}
+
 template <class Kernel, class Cfg, class ExecSpace, class T, class TY, class Acc>
 void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
                  const Strided1D<TY>& y, Acc alpha, Acc beta) {
@@ -956,6 +1059,7 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
   using Be = Backend<ExecSpace, T>;
   const Acc al = alpha, be = beta;
   if (rows_contiguous(a)) {
+    if (gemv_splits_columns<ExecSpace, T, TY>(exec, a.rows)) return gemv_split_columns(exec, a, x, y, al, be);
     const auto run = [&](auto cfg) {
       using Cfg = decltype(cfg);
       // Packets run down a column: every column must start on a packet boundary.
@@ -979,6 +1083,12 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
     const bool vec = Cfg::vec > 1 && a.cs == 1 && a.rs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec) &&
                      x.s == 1 && aligned_to(x.data, Cfg::vec);
     if (vec) {
+      using Short = typename DotShortCfgOf<Be, T>::type;
+      if constexpr (DotShortCfgOf<Be, T>::max_bytes > 0) {
+        static_assert(Short::vec == Cfg::vec, "the dot entries read the same packets");
+        if (gemv_uses_short_dot<ExecSpace, T>(a.cols))
+          return launch_gemv<GemvDot<ExecSpace, Short, T, Acc, true, true, TY>, Short>(exec, a, x, y, al, be);
+      }
       launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, true, TY>, Cfg>(exec, a, x, y, al, be);
     } else if (a.cs == 1) {
       launch_gemv<GemvDot<ExecSpace, Cfg, T, Acc, true, false, TY>, Cfg>(exec, a, x, y, al, be);

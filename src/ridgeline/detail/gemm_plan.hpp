@@ -74,19 +74,22 @@ struct rows_at_most {
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) { return f.packets && f.m <= kRows; }
 };
-// Packets, and entry Big's tiles fill at least kMinWaves and fewer than kMaxWaves waves of its team
-// slots (compute units x Big::min_blocks): few enough waves that the last one's idle slots cost more
-// than smaller tiles lose per tile. Decided from the tile count against the compute units, never from
-// fixed sizes; unknown devices keep Big.
-template <class Big, int kMinWaves, int kMaxWaves>
-struct few_waves_of {
+// Packets, and entry Big's tiles fill from kMinPercent to under kMaxPercent of one wave of its team
+// slots (compute units x Big::min_blocks; 100: one full wave). Few enough waves that the last one's
+// idle slots cost more than smaller tiles lose per tile (fp64 DMMA, 1 to 8 waves), or too few tiles for
+// one wave, where smaller tiles and their split K supply the teams that Big's cannot. Decided from the
+// tile count against the compute units, never from fixed sizes; unknown devices keep Big.
+template <class Big, int kMinPercent, int kMaxPercent>
+struct wave_share_of {
   static constexpr GemmRole role = GemmRole::small;
   static constexpr bool needs_packets = true;
+  using big = Big;
+  static constexpr int min_percent = kMinPercent, max_percent = kMaxPercent;
   static bool applies(const GemmFacts& f) {
     if (!f.packets || f.compute_units <= 0) return false;
     const std::int64_t tiles = tiles_of(f.m, f.n, Big::bm, Big::bn);
     const std::int64_t slots = f.compute_units * Big::min_blocks;
-    return tiles >= kMinWaves * slots && tiles < kMaxWaves * slots;
+    return tiles * 100 >= kMinPercent * slots && tiles * 100 < kMaxPercent * slots;
   }
 };
 // At most kMaxN columns of C (and at least two: one is a GEMV) with op(A) rows-contiguous: a
@@ -114,16 +117,38 @@ struct GemmEntry {
   using When = When_;
 };
 
-// An entry's numbers that the plan needs, as run-time data.
+// An entry's numbers that the plan needs, as run-time data. Its split K (choose_k_slices) fills
+// split_teams teams per compute unit (min_blocks unless Cfg::split_teams_per_cu says otherwise), in
+// slices of at least min_slice_steps K steps (Cfg::min_slice_steps, else 16), at most max_slices
+// (Cfg::max_slices, else 16).
 struct GemmEntryParams {
   int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
   GemmRole role = GemmRole::general;
   bool needs_packets = false;
+  int min_slice_steps = 16, max_slices = 16, split_teams = 1;
+};
+template <class Cfg, class = void>
+struct SplitTeams : std::integral_constant<int, Cfg::min_blocks> {};
+template <class Cfg>
+struct SplitTeams<Cfg, std::void_t<decltype(Cfg::split_teams_per_cu)>>
+    : std::integral_constant<int, Cfg::split_teams_per_cu> {};
+template <class Cfg, class = void>
+struct MinSliceSteps : std::integral_constant<int, 16> {};
+template <class Cfg>
+struct MinSliceSteps<Cfg, std::void_t<decltype(Cfg::min_slice_steps)>>
+    : std::integral_constant<int, Cfg::min_slice_steps> {};
+template <class Cfg, class = void>
+struct MaxSlices : std::integral_constant<int, 16> {};
+template <class Cfg>
+struct MaxSlices<Cfg, std::void_t<decltype(Cfg::max_slices)>> : std::integral_constant<int, Cfg::max_slices> {
 };
 // A tile configuration's numbers alone (role general, no packets), for kernels launched directly.
 template <class Cfg>
 GemmEntryParams tile_params() {
-  return {Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
+  GemmEntryParams p{Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
+  p.min_slice_steps = MinSliceSteps<Cfg>::value, p.max_slices = MaxSlices<Cfg>::value;
+  p.split_teams = SplitTeams<Cfg>::value;
+  return p;
 }
 template <class E>
 GemmEntryParams entry_params() {
@@ -197,13 +222,15 @@ struct EntryWithRole<GemmEntries<E, Rest...>, r> {
 // cannot fill the device (fewer tiles than resident teams, e.g. 64 x 16384 x 16384): then a wave
 // model picks the slice count with the least time per slice, ceil(tiles * s / teams) / s, taking
 // a larger s only for a gain of 3% or more, since each slice adds an M x N partial to write and
-// read. Every slice keeps at least 16 K steps.
-inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident_teams) {
+// read. Every slice keeps at least min_steps K steps, and there are at most max_slices (the entry's,
+// GemmEntryParams).
+inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident_teams,
+                           int min_steps = 16, int max_slices = 16) {
   if (resident_teams <= 0 || tiles >= resident_teams) return 1;
-  const std::int64_t max_by_k = k / (16 * std::int64_t(bk));
+  const std::int64_t max_by_k = k / (min_steps * std::int64_t(bk));
   int best = 1;
   double best_cost = 1.0;
-  for (int s = 2; s <= 16 && s <= max_by_k; ++s) {
+  for (int s = 2; s <= max_slices && s <= max_by_k; ++s) {
     const double cost = double((tiles * s + resident_teams - 1) / resident_teams) / s;
     if (cost < 0.97 * best_cost) best = s, best_cost = cost;
   }
@@ -228,7 +255,8 @@ inline KSplit split_k(std::int64_t k, int bk, int slices) {
 inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k,
                            std::int64_t compute_units, std::size_t acc_bytes) {
   if (p.stages == 1) return {1, k};
-  const int slices = choose_k_slices(tiles_of(m, n, p.bm, p.bn), k, p.bk, compute_units * p.min_blocks);
+  const int slices = choose_k_slices(tiles_of(m, n, p.bm, p.bn), k, p.bk, compute_units * p.split_teams,
+                                     p.min_slice_steps, p.max_slices);
   if (slices == 1) return {1, k};
   const KSplit s = split_k(k, p.bk, slices);
   const double bytes = double(s.slices) * double(m) * double(n) * double(acc_bytes);
@@ -238,13 +266,14 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
 // The K slices of a multi-vector product (role multi_vector): its row blocks of rows_per_team rows
 // times the slices make at least `teams` teams (the rows alone cannot fill a device: 16384 rows are 32
 // teams of 512), each slice at least min_depth deep and a whole number of `unroll` columns, at most
-// 64 slices; one slice where the partials would pass the workspace limit.
+// max_slices; one slice where the partials would pass the workspace limit.
 inline KSplit plan_multi_vector_split(std::int64_t m, std::int64_t n, std::int64_t k, int rows_per_team,
-                                      std::int64_t teams, int min_depth, int unroll, std::size_t acc_bytes) {
+                                      std::int64_t teams, int min_depth, int unroll, std::size_t acc_bytes,
+                                      int max_slices) {
   const std::int64_t row_blocks = (m + rows_per_team - 1) / rows_per_team;
   std::int64_t s = (teams + row_blocks - 1) / row_blocks;
   if (s > k / min_depth) s = k / min_depth;
-  if (s > 64) s = 64;
+  if (s > max_slices) s = max_slices;
   if (s <= 1) return {1, k};
   std::int64_t chunk = (k + s - 1) / s;
   chunk = (chunk + unroll - 1) / unroll * unroll;
@@ -314,8 +343,8 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
   plan.peel = {};
   if (p.role == GemmRole::multi_vector) {
     // bm: rows per team, bk: the least K per slice, min_blocks: teams per compute unit, stages: unroll.
-    plan.split =
-        plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages, acc_bytes);
+    plan.split = plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages,
+                                         acc_bytes, p.max_slices);
     return;
   }
   // Only the packet entries peel: narrow ones have no rows to spare, and the small-tile entry ran its
