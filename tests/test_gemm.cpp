@@ -223,6 +223,15 @@ TEST(Gemm, GuardBandRightDouble) {
   guard_band<double, Kokkos::LayoutRight>(0.0);
 }
 
+// The table entry ridgeline::gemm runs an M x N x K product on (LayoutLeft operands) with.
+template <class T>
+std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", ta == 'T' ? k : m, ta == 'T' ? m : k);
+  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", tb == 'T' ? n : k, tb == 'T' ? k : n);
+  const char a[2] = {ta, 0}, b[2] = {tb, 0};
+  return gemm_tile_config(Exec(), a, b, A, B).entry;
+}
+
 // Two calls on the same inputs must give the same bits (and the right answer).
 template <class T = float, class TC = T>
 void rerun_is_bit_identical(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
@@ -688,7 +697,13 @@ TEST(GemmPlan, ThisTable) {
 // carveout is below Kokkos's 100%, and the product is still right.
 TEST(Gemm, PacketEntryCarveoutLeavesL1) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    GemmCase c{256, 256, 64, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
+    // A full wave of the packet entry's tiles (16 tile rows), past the small-tile entry's share of one.
+    using P = detail::GemmPacketCfg<Exec, float>;
+    const std::int64_t slots =
+        detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec()) * P::min_blocks;
+    const std::int64_t m = 16 * P::bm, n = (slots + 15) / 16 * P::bn;
+    GemmCase c{m, n, 64, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
+    ASSERT_EQ(entry_of<float>('N', 'N', m, n, 64), "packets");
     run(c);
     c.seed = 78;
     run(c);  // after the carveout changed
@@ -866,13 +881,6 @@ struct SmallWhen<detail::GemmEntries<E, Rest...>> {
       std::conditional_t<E::When::role == detail::GemmRole::small && !std::is_void_v<typename E::Cfg>,
                          typename E::When, typename SmallWhen<detail::GemmEntries<Rest...>>::type>;
 };
-template <class T>
-std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
-  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", ta == 'T' ? k : m, ta == 'T' ? m : k);
-  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", tb == 'T' ? n : k, tb == 'T' ? k : n);
-  const char a[2] = {ta, 0}, b[2] = {tb, 0};
-  return gemm_tile_config(Exec(), a, b, A, B).entry;
-}
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
 // tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
