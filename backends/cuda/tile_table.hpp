@@ -153,13 +153,20 @@ struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 
 // (3.5-1.6 TB/s; the GEMM 1.71-1.73 ms); fp64 N = 2 and 4 in 0.607 and 0.626 ms (the small-tile DMMA
 // entry 0.746 and 0.742), but N = 5 and 8 in 0.904 and 0.920 against 0.735 and 0.736 (an fp64 thread
 // covers two rows, so it issues twice the loads of op(B) per byte of A that fp32 does; not profiled).
-// ncu on fp32 (-fb6ed4d-ncu-multi-vector.txt): latency-bound on few warps, not on issue or DRAM. Fields as
-// the plan reads them (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice,
-// min_blocks teams per SM, stages the unroll.
+// ncu on fp32 (-fb6ed4d-ncu-multi-vector.txt): latency-bound on few warps, not on issue or DRAM.
+// Staging 64 rows of op(B) at a time in scratch (b_rows), read as 16-byte packets, instead of every thread
+// loading every value of op(B) from memory: fp32 N = 2, 4, 8, 12, 16 in 0.311, 0.317, 0.343, 0.660,
+// 0.689 ms, fp64 N = 2, 4, 8 in 0.586, 0.587, 0.956 (-3fcc668-worktree-staged-b-sweep.txt): 1.11x at 8
+// fp32 columns and 1.04-1.07x on fp64 N = 2 and 4, no gain at 12-16 fp32 columns, which instead keep twice
+// the columns of A in flight (gemm_multi_vector.hpp: 0.518 and 0.542 ms); fp64 past 4 columns still loses
+// to the small-tile DMMA entry (0.725 ms at 8). b_rows 64 was not swept. Fields as the plan reads them
+// (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice, min_blocks teams
+// per SM, stages the unroll.
 template <class T>
 struct GemmMultiVectorTiles {
   static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4;
   static constexpr int max_vectors = sizeof(T) == 8 ? 4 : 16;
+  static constexpr int b_rows = 64;  // rows of op(B) staged in scratch per pass
   static constexpr int bm = team_size * vec, bn = max_vectors, bk = 256, tm = vec, tn = max_vectors;
   static constexpr int vector_length = 1, stages = unroll, min_blocks = 3, scratch_level = 0;
   // At most 256 K slices: few rows need hundreds for three teams per SM (a GEMV of 1000 rows split along

@@ -726,6 +726,9 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
     }
     require_int_range(row_blocks * f.slices, "number of multi-vector teams", "gemm");
     typename Kernel::policy_type policy(exec, static_cast<int>(row_blocks * f.slices), Cfg::team_size, 1);
+    require_fits(policy, f, 0, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
+                 std::to_string(Cfg::b_rows) + " staged rows of op(B)");
+    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes()));
     Kokkos::parallel_for("ridgeline::gemm multi-vector", policy, f);
     if (f.slices > 1) split_k_reduce(exec, f.work, f.slices, c, beta);
   };
