@@ -523,15 +523,33 @@ void gemv_candidate(const char* name, const std::vector<Matrix<T>>& As, const Ve
   }
 }
 
+// A dot-kernel candidate (GEMV T) on the rotating matrices, named by its configuration.
+template <class Cfg, class T>
+void dot_candidate(const std::vector<Matrix<T>>& As, const Vector<T>& x, const Vector<T>& y,
+                   const Vector<T>& ref, int reps, double base) {
+  char name[64];
+  std::snprintf(name, sizeof name, "dot %d/%d lanes, rb %d, rows %d, u%d, %d/SM", Cfg::team_size, Cfg::lanes,
+                Cfg::row_block, Cfg::rows, Cfg::unroll, Cfg::min_blocks);
+  gemv_candidate<rd::GemvDot<Exec, Cfg, T, T, true, true>, Cfg>(name, As, x, y, ref, true, reps, base);
+}
+
+// Enough R x C matrices (seeded) to rotate through so that each call's A is out of the L2 the previous
+// call left: 400 MB of them, at least two.
 template <class T>
-void sweep_gemv(int n, int reps) {
-  // Rotate enough matrices to keep each call's A out of the L2 left by the previous one.
-  const int sets = std::max(2, int(400e6 / (double(n) * n * sizeof(T))) + 1);
+std::vector<Matrix<T>> rotating_matrices(std::int64_t r, std::int64_t c) {
+  const int sets = std::max(2, int(400e6 / (double(r) * c * sizeof(T))) + 1);
   std::vector<Matrix<T>> As;
   for (int s = 0; s < sets; ++s) {
-    As.emplace_back("A", n, n);
+    As.emplace_back("A", r, c);
     fill(As.back(), 10 + s);
   }
+  return As;
+}
+
+template <class T>
+void sweep_gemv(int n, int reps) {
+  const std::vector<Matrix<T>> As = rotating_matrices<T>(n, n);
+  const int sets = static_cast<int>(As.size());
   Vector<T> x("x", n), y("y", n), ref("ref", n);
   fill(x, 3);
   for (bool trans : {false, true}) {
@@ -572,13 +590,7 @@ void sweep_gemv(int n, int reps) {
       rows_carveout(typename Be::template gemv_rows_tall<T>{}, "tall rows table entry");
 #endif
     } else {
-      const auto dot = [&](auto cfg) {
-        using Cfg = decltype(cfg);
-        char name[64];
-        std::snprintf(name, sizeof name, "dot %d/%d lanes, rb %d, rows %d, u%d, %d/SM", Cfg::team_size,
-                      Cfg::lanes, Cfg::row_block, Cfg::rows, Cfg::unroll, Cfg::min_blocks);
-        gemv_candidate<rd::GemvDot<Exec, Cfg, T, T, true, true>, Cfg>(name, As, x, y, ref, true, reps, base);
-      };
+      const auto dot = [&](auto cfg) { dot_candidate<decltype(cfg)>(As, x, y, ref, reps, base); };
       dot(Gd<T, 512, 32, 4, 64, 2, 1>{});
       dot(Gd<T, 256, 32, 4, 32, 2, 2>{});
       dot(Gd<T, 256, 32, 8, 64, 2, 1>{});
@@ -604,12 +616,8 @@ void sweep_gemv(int n, int reps) {
 // ---- GEMV T with short rows (A stored len x rows, so op(A) = A^T: rows x len, rows contiguous) ---
 template <class T>
 void sweep_gemv_dot_rect(std::int64_t len, std::int64_t rows, int reps) {
-  const int sets = std::max(2, int(400e6 / (double(len) * rows * sizeof(T))) + 1);
-  std::vector<Matrix<T>> As;
-  for (int s = 0; s < sets; ++s) {
-    As.emplace_back("A", len, rows);
-    fill(As.back(), 10 + s);
-  }
+  const std::vector<Matrix<T>> As = rotating_matrices<T>(len, rows);
+  const int sets = static_cast<int>(As.size());
   Vector<T> x("x", len), y("y", rows), ref("ref", rows);
   fill(x, 3);
   int set = 0;
@@ -618,13 +626,7 @@ void sweep_gemv_dot_rect(std::int64_t len, std::int64_t rows, int reps) {
   const double bytes = double(len) * rows * sizeof(T);
   std::printf("gemv T %lldx%lld %s: table entry %.4f ms %.1f GB/s\n", (long long)len, (long long)rows,
               sizeof(T) == 4 ? "fp32" : "fp64", base * 1e3, bytes / base * 1e-9);
-  const auto dot = [&](auto cfg) {
-    using Cfg = decltype(cfg);
-    char name[64];
-    std::snprintf(name, sizeof name, "dot %d/%d lanes, rb %d, rows %d, u%d, %d/SM", Cfg::team_size,
-                  Cfg::lanes, Cfg::row_block, Cfg::rows, Cfg::unroll, Cfg::min_blocks);
-    gemv_candidate<rd::GemvDot<Exec, Cfg, T, T, true, true>, Cfg>(name, As, x, y, ref, true, reps, base);
-  };
+  const auto dot = [&](auto cfg) { dot_candidate<decltype(cfg)>(As, x, y, ref, reps, base); };
   dot(Gd<T, 256, 32, 1, 8, 4, 2>{});  // the table's
   dot(Gd<T, 256, 32, 2, 16, 4, 2>{});
   dot(Gd<T, 256, 32, 4, 32, 2, 2>{});
@@ -713,12 +715,8 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
 // launched directly, and the one-column multi-vector product split along the columns.
 template <class T>
 void sweep_gemv_split(std::int64_t r, std::int64_t c, int reps) {
-  const int sets = std::max(2, int(400e6 / (double(r) * c * sizeof(T))) + 1);
-  std::vector<Matrix<T>> As;
-  for (int s = 0; s < sets; ++s) {
-    As.emplace_back("A", r, c);
-    fill(As.back(), 10 + s);
-  }
+  const std::vector<Matrix<T>> As = rotating_matrices<T>(r, c);
+  const int sets = static_cast<int>(As.size());
   Vector<T> x("x", c), y("y", r), ref("ref", r);
   fill(x, 3);
   const double bytes = double(r) * c * sizeof(T);
