@@ -544,7 +544,7 @@ int run(int argc, char** argv) {
   Options opt;
   CLI::App app{"ridgeline-perf: GEMM/GEMV through Ridgeline, Kokkos Kernels and the vendor BLAS"};
   app.add_option("--shapes", opt.shapes,
-                 "preset (quick-host, host-2048, h200, h200-half, cliffs) or list like "
+                 "preset (quick-host, host-2048, h200, h200-half, cliffs, cliffs-host) or list like "
                  "gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 fp64 fp16 bf16 tf32");
   app.add_option("--impls", opt.impls, "implementations to run: ridgeline, kokkos-kernels, openblas")
       ->delimiter(',');

@@ -682,7 +682,8 @@ std::string random_shape_list(std::mt19937_64& rng) {
                                                 "\xd9\xa3"};
   const std::vector<std::string> dtypes = {"fp32", "fp64", "f32", "double", "float", "fp16", "bf16", "tf32"},
                                  bad_dtypes = {"fp8", "", "FP32", "FP16"};
-  const std::vector<std::string> presets = {"quick-host", "host-2048", "h200", "h200-half", "h100"};
+  const std::vector<std::string> presets = {"quick-host", "host-2048",   "h200",
+                                            "h200-half",  "cliffs-host", "h100"};
   auto pick = [&](const std::vector<std::string>& good, const std::vector<std::string>& bad) {
     return rng() % 16 ? good[rng() % good.size()] : bad[rng() % bad.size()];
   };
