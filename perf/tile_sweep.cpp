@@ -680,6 +680,19 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
                                             rd::Strided2D<const T>{nullptr, k, n, 1, lk}, false, false);
     show("copied", onto, s);
   }
+  if (chosen.role == rd::GemmRole::multi_vector) {
+    // The multi-vector plan with other K slice counts (more teams than the entry's teams per SM ask for).
+    const int unroll = L::params(chosen.entry).stages;
+    for (int want : slices) {
+      rd::GemmPlan plan = chosen;
+      std::int64_t chunk = (k + want - 1) / want;
+      chunk = (chunk + unroll - 1) / unroll * unroll;
+      plan.split = {static_cast<int>((k + chunk - 1) / chunk), chunk};
+      if (plan.split.slices == chosen.split.slices) continue;
+      const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
+      show("slices", plan, s);
+    }
+  }
   for (int i = 0; i < L::size; ++i) {
     const rd::GemmEntryParams p = L::params(i);
     if (!p.needs_packets || p.role == rd::GemmRole::tf32 || p.bm == 0) continue;
@@ -714,7 +727,7 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
 // An R x C rows-contiguous GEMV three ways: ridgeline::gemv (the table's choice), the rows entry
 // launched directly, and the one-column multi-vector product split along the columns.
 template <class T>
-void sweep_gemv_split(std::int64_t r, std::int64_t c, int reps) {
+void sweep_gemv_split(std::int64_t r, std::int64_t c, int reps, const std::vector<int>& split_teams) {
   const std::vector<Matrix<T>> As = rotating_matrices<T>(r, c);
   const int sets = static_cast<int>(As.size());
   Vector<T> x("x", c), y("y", r), ref("ref", r);
@@ -752,6 +765,19 @@ void sweep_gemv_split(std::int64_t r, std::int64_t c, int reps) {
     set = 0;
     show(name, median_seconds(
                    reps, [&] { rd::gemv_split_columns(Exec(), op(As[set++ % sets]), xs, ys, T(1), T(0)); }));
+    // The same split asked for other numbers of teams per SM (the entry's min_blocks is the table's).
+    const std::int64_t cu = rd::ComputeUnits<Be, Exec>::of(Exec());
+    for (int teams : split_teams) {
+      const rd::KSplit other = rd::plan_multi_vector_split(r, 1, c, MV::bm, cu * teams, MV::bk, MV::stages,
+                                                           sizeof(T), rd::MaxSlices<MV>::value);
+      std::snprintf(name, sizeof name, "split columns, %d/SM, %d slices", teams, other.slices);
+      const rd::Strided2D<const T> xb{x.data(), c, 1, 1, 1};
+      const rd::Strided2D<T> yc{y.data(), r, 1, 1, r};
+      set = 0;
+      show(name, median_seconds(reps, [&] {
+             rd::launch_multi_vector<MV>(Exec(), other, op(As[set++ % sets]), xb, yc, T(1), T(0));
+           }));
+    }
   }
 }
 
@@ -792,6 +818,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> gemv_dot;
   app.add_option("--gemv-dot", gemv_dot,
                  "LENxROWS GEMV T shapes (fp32 and fp64; A stored LEN x ROWS): dot candidates on short rows");
+  std::vector<int> split_teams;
+  app.add_option("--gemv-split-teams", split_teams, "with --gemv-split: teams per SM to split for as well");
   std::vector<std::string> gemv_split;
   app.add_option("--gemv-split", gemv_split,
                  "RxC GEMV N shapes (fp32 and fp64): the rows entry against the split along the columns");
@@ -835,8 +863,8 @@ int main(int argc, char** argv) {
   for (const auto& shape : gemv_split) {
     long long r = 0, c = 0;
     if (std::sscanf(shape.c_str(), "%lldx%lld", &r, &c) != 2) continue;
-    sweep_gemv_split<float>(r, c, reps);
-    sweep_gemv_split<double>(r, c, reps);
+    sweep_gemv_split<float>(r, c, reps, split_teams);
+    sweep_gemv_split<double>(r, c, reps, split_teams);
   }
   for_each_shape(plans32,
                  [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps, slices); });
