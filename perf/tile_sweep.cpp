@@ -685,9 +685,7 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
     const int unroll = L::params(chosen.entry).stages;
     for (int want : slices) {
       rd::GemmPlan plan = chosen;
-      std::int64_t chunk = (k + want - 1) / want;
-      chunk = (chunk + unroll - 1) / unroll * unroll;
-      plan.split = {static_cast<int>((k + chunk - 1) / chunk), chunk};
+      plan.split = rd::split_k(k, unroll, want);  // whole unroll steps per slice, as the plan's
       if (plan.split.slices == chosen.split.slices) continue;
       const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
       show("slices", plan, s);
@@ -710,7 +708,6 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
       const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
       show(peel ? "" : "no peel", plan, s);
     }
-    if (p.role == rd::GemmRole::multi_vector) continue;
     for (int want : slices) {
       rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
       plan.peel = {};
@@ -768,16 +765,24 @@ void sweep_gemv_split(std::int64_t r, std::int64_t c, int reps, const std::vecto
     // The same split asked for other numbers of teams per SM (the entry's min_blocks is the table's).
     const std::int64_t cu = rd::ComputeUnits<Be, Exec>::of(Exec());
     for (int teams : split_teams) {
-      const rd::KSplit other = rd::plan_multi_vector_split(r, 1, c, MV::bm, cu * teams, MV::bk, MV::stages,
-                                                           sizeof(T), rd::MaxSlices<MV>::value);
+      rd::GemmEntryParams p = rd::tile_params<MV>();
+      p.min_blocks = teams;
+      const rd::KSplit other = rd::multi_vector_split(p, r, 1, c, cu, sizeof(T));
       std::snprintf(name, sizeof name, "split columns, %d/SM, %d slices", teams, other.slices);
-      const rd::Strided2D<const T> xb{x.data(), c, 1, 1, 1};
-      const rd::Strided2D<T> yc{y.data(), r, 1, 1, r};
       set = 0;
       show(name, median_seconds(reps, [&] {
-             rd::launch_multi_vector<MV>(Exec(), other, op(As[set++ % sets]), xb, yc, T(1), T(0));
+             rd::launch_gemv_split<MV>(Exec(), other, op(As[set++ % sets]), xs, ys, T(1), T(0));
            }));
     }
+  }
+}
+
+// Calls f(r, c) for each "RxC" in shapes; anything else is skipped.
+template <class F>
+void for_each_rect(const std::vector<std::string>& shapes, F&& f) {
+  for (const auto& s : shapes) {
+    long long r = 0, c = 0;
+    if (std::sscanf(s.c_str(), "%lldx%lld", &r, &c) == 2) f(r, c);
   }
 }
 
@@ -854,18 +859,14 @@ int main(int argc, char** argv) {
 #endif
   for_each_shape(rect, [&](long long m, long long n, long long k) { sweep_rect<float>(m, n, k, reps); });
   for_each_shape(rect64, [&](long long m, long long n, long long k) { sweep_rect<double>(m, n, k, reps); });
-  for (const auto& shape : gemv_dot) {
-    long long len = 0, rows = 0;
-    if (std::sscanf(shape.c_str(), "%lldx%lld", &len, &rows) != 2) continue;
+  for_each_rect(gemv_dot, [&](long long len, long long rows) {
     sweep_gemv_dot_rect<float>(len, rows, reps);
     sweep_gemv_dot_rect<double>(len, rows, reps);
-  }
-  for (const auto& shape : gemv_split) {
-    long long r = 0, c = 0;
-    if (std::sscanf(shape.c_str(), "%lldx%lld", &r, &c) != 2) continue;
+  });
+  for_each_rect(gemv_split, [&](long long r, long long c) {
     sweep_gemv_split<float>(r, c, reps, split_teams);
     sweep_gemv_split<double>(r, c, reps, split_teams);
-  }
+  });
   for_each_shape(plans32,
                  [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps, slices); });
   for_each_shape(plans64,

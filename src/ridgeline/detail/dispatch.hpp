@@ -1002,8 +1002,15 @@ bool gemv_splits_columns(const ExecSpace& exec, std::int64_t rows) {
 // The K split gemv_split_columns runs an M x K GEMV with (pure: the plan of the multi-vector entry).
 template <class Cfg>
 KSplit gemv_column_split(std::int64_t m, std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
-  return plan_multi_vector_split(m, 1, k, Cfg::bm, compute_units * Cfg::min_blocks, Cfg::bk, Cfg::stages,
-                                 acc_bytes, MaxSlices<Cfg>::value);
+  return multi_vector_split(tile_params<Cfg>(), m, 1, k, compute_units, acc_bytes);
+}
+
+// y = alpha * op(A) * x + beta * y on multi-vector entry Cfg, in the given K slices.
+template <class Cfg, class ExecSpace, class T, class TY, class Acc>
+void launch_gemv_split(const ExecSpace& exec, KSplit split, const Strided2D<const T>& a,
+                       const Strided1D<const T>& x, const Strided1D<TY>& y, Acc alpha, Acc beta) {
+  launch_multi_vector<Cfg>(exec, split, a, Strided2D<const T>{x.data, a.cols, 1, x.s, 1},
+                           Strided2D<TY>{y.data, a.rows, 1, y.s, 1}, alpha, beta);
 }
 
 template <class ExecSpace, class T, class TY, class Acc>
@@ -1014,10 +1021,9 @@ void gemv_split_columns(const ExecSpace& exec, const Strided2D<const T>& a, cons
     throw std::logic_error("ridgeline::gemv: no multi-vector entry to split the columns with");
   } else {
     using Be = Backend<ExecSpace, T>;
-    const KSplit split =
-        gemv_column_split<Cfg>(a.rows, a.cols, ComputeUnits<Be, ExecSpace>::of(exec), sizeof(Acc));
-    launch_multi_vector<Cfg>(exec, split, a, Strided2D<const T>{x.data, a.cols, 1, x.s, 1},
-                             Strided2D<TY>{y.data, a.rows, 1, y.s, 1}, alpha, beta);
+    launch_gemv_split<Cfg>(
+        exec, gemv_column_split<Cfg>(a.rows, a.cols, ComputeUnits<Be, ExecSpace>::of(exec), sizeof(Acc)), a,
+        x, y, alpha, beta);
   }
 }
 

@@ -275,11 +275,17 @@ inline KSplit plan_multi_vector_split(std::int64_t m, std::int64_t n, std::int64
   if (s > k / min_depth) s = k / min_depth;
   if (s > max_slices) s = max_slices;
   if (s <= 1) return {1, k};
-  std::int64_t chunk = (k + s - 1) / s;
-  chunk = (chunk + unroll - 1) / unroll * unroll;
-  const KSplit split{static_cast<int>((k + chunk - 1) / chunk), chunk};
+  const KSplit split = split_k(k, unroll, static_cast<int>(s));  // whole unroll steps per slice
   const double bytes = double(split.slices) * double(m) * double(n) * double(acc_bytes);
   return bytes <= double(workspace_registry().limit.load()) ? split : KSplit{1, k};
+}
+
+// plan_multi_vector_split for a multi-vector entry's numbers, as its table gives them: bm rows per team,
+// bk the least K per slice, min_blocks teams per compute unit, stages the unroll.
+inline KSplit multi_vector_split(const GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k,
+                                 std::int64_t compute_units, std::size_t acc_bytes) {
+  return plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages, acc_bytes,
+                                 p.max_slices);
 }
 
 // ---- peeling M / N remainders off the packet entry -----------------------------------------------
@@ -342,9 +348,7 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
                                 std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
   plan.peel = {};
   if (p.role == GemmRole::multi_vector) {
-    // bm: rows per team, bk: the least K per slice, min_blocks: teams per compute unit, stages: unroll.
-    plan.split = plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages,
-                                         acc_bytes, p.max_slices);
+    plan.split = multi_vector_split(p, m, n, k, compute_units, acc_bytes);
     return;
   }
   // Only the packet entries peel: narrow ones have no rows to spare, and the small-tile entry ran its
