@@ -29,6 +29,7 @@ if has example; then
     -DCMAKE_PREFIX_PATH="$root/build/host-install;$root/.deps/install/host" >/dev/null
   cmake --build "$root/build/example" -j 2
   "$root/build/example/gemm_example"
+  "$root/build/example/team_gemm_example"
 fi
 if has cuda; then
   say "CUDA backend: compile and link only"
@@ -42,7 +43,7 @@ if has cuda; then
 fi
 if has hip; then
   say "HIP backend: compile and link only"
-  RIDGELINE_TARGETS="test_gemm_hip test_gemv_hip test_validation_hip ridgeline_cli" \
+  RIDGELINE_TARGETS="test_gemm_hip test_gemm_batched_hip test_gemv_hip test_validation_hip ridgeline_cli" \
     "$root/scripts/build.sh" hip -DRIDGELINE_ENABLE_PERF=OFF
 fi
 if has kokkos5; then

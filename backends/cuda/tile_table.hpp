@@ -22,6 +22,7 @@
 // (prefer_l1, carveout.hpp): the packet entry ran 1.03x on 4096^3, and the general entry 1.07x on
 // 4097^3 (perf/results/h200-2026-11-30-565bb80-sweep.txt); fp64 was unchanged (1.00x), so its
 // entry keeps Kokkos's setting.
+#include <cstddef>
 #include <cstdint>
 #include <ridgeline/backends/cuda/async_copy_sm80.hpp>
 #include <ridgeline/backends/cuda/carveout.hpp>
@@ -455,6 +456,16 @@ struct GemvDotShortTiles {
   static constexpr bool prefer_l1 = true;
 };
 
+// Batched products of small matrices (gemm_batched, gemm_batched_small.hpp): every extent up to 16, a
+// team of 128 threads holding as many matrices as 24 KB of scratch take (at most 64), eight teams per SM
+// (192 KB of the 228), four output columns per thread. Not swept yet: the sizes follow from the path's
+// bound, memory, which wants many loads in flight per SM (eight teams of four warps, four loads each).
+struct GemmBatchedSmallTiles {
+  static constexpr int team_size = 128, min_blocks = 8, cols_per_thread = 4;
+  static constexpr int max_extent = 16, max_per_team = 64;
+  static constexpr std::size_t scratch_bytes = 24 * 1024;
+};
+
 struct Tiles {
   static constexpr const char* name = "cuda";
   // By element size: 8 bytes double, 4 float, 2 the 16-bit types.
@@ -487,6 +498,20 @@ struct Tiles {
                           detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>;
   template <class T>
   using gemm_entries = by_size<T, Fp64Entries, Fp32Entries, HalfEntries>;
+  // Batched products (dispatch_batched.hpp): the small path, and the tile entries a batch of larger
+  // matrices runs in one league, first match wins. The small-tile entries, whose 64 x 64 tiles waste
+  // least on matrices of 32 to 256; not swept on batches yet. 16-bit inputs take the register-staging
+  // HMMA entry alone (any alignment): the TMA and wgmma kernels take no league rank.
+  template <class T>
+  using gemm_batched_small = GemmBatchedSmallTiles;
+  template <class T>
+  using gemm_batched_entries =
+      by_size<T,
+              detail::GemmEntries<detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+                                  detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
+              detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
+                                  detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
+              detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

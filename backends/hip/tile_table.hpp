@@ -1,6 +1,7 @@
 #pragma once
 // HIP tile table (compile-only here: no AMD GPU is lent). Wavefronts are 64 wide, LDS is 64 KB per
 // CU; the SIMT shape follows the CUDA one, with 256-thread teams (4 wavefronts).
+#include <cstddef>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -34,6 +35,14 @@ struct GemvDotTiles {
   static constexpr int scratch_level = 0;
 };
 
+// Batched products of small matrices (gemm_batched, gemm_batched_small.hpp): the CUDA table's shape with
+// a team of four wavefronts, and 16 KB of the 64 KB of LDS per team. Compile-only, not swept.
+struct GemmBatchedSmallTiles {
+  static constexpr int team_size = 256, min_blocks = 4, cols_per_thread = 4;
+  static constexpr int max_extent = 16, max_per_team = 64;
+  static constexpr std::size_t scratch_bytes = 16 * 1024;
+};
+
 struct Tiles {
   static constexpr const char* name = "hip";
   template <class T>
@@ -42,6 +51,11 @@ struct Tiles {
   template <class T>
   using gemm_entries = detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
                                            detail::GemmEntry<gemm<T>, detail::when::any>>;
+  // Batched products (dispatch_batched.hpp): the small path, and the one tile entry for medium matrices.
+  template <class T>
+  using gemm_batched_small = GemmBatchedSmallTiles;
+  template <class T>
+  using gemm_batched_entries = gemm_entries<T>;
   template <class Cfg, class T, class Acc>
   using micro_kernel = detail::PortableMicroKernel<Cfg, T, Acc>;
   static constexpr const char* micro_kernel_name = "portable";

@@ -5,6 +5,7 @@
 // room for the B fragment and the A broadcast; with AVX2 the compiler splits it in halves.
 // The tiles exceed the 32 KB that Kokkos advertises as host level-0 scratch, so they live in level
 // 1, which on host backends is the same per-thread arena, only without that advisory cap.
+#include <cstddef>
 #include <ridgeline/backends/host/micro_kernel.hpp>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
@@ -41,6 +42,15 @@ struct GemvDotTiles {
   static constexpr int scratch_level = 0;
 };
 
+// Batched products of small matrices (gemm_batched, gemm_batched_small.hpp): a team is one thread,
+// which copies its matrices (every extent up to 16) into 16 KB of scratch, a third of a core's L1, and
+// multiplies them there, four outputs at a time. Not swept yet.
+struct GemmBatchedSmallTiles {
+  static constexpr int team_size = 1, min_blocks = 1, cols_per_thread = 4;
+  static constexpr int max_extent = 16, max_per_team = 64;
+  static constexpr std::size_t scratch_bytes = 16 * 1024;
+};
+
 struct Tiles {
   static constexpr const char* name = "host";
   template <class T>
@@ -49,6 +59,12 @@ struct Tiles {
   template <class T>
   using gemm_entries = detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
                                            detail::GemmEntry<gemm<T>, detail::when::any>>;
+  // Batched products (dispatch_batched.hpp): medium matrices run the one tile entry, each team a tile
+  // of one matrix, the batch spread over the cores.
+  template <class T>
+  using gemm_batched_small = GemmBatchedSmallTiles;
+  template <class T>
+  using gemm_batched_entries = gemm_entries<T>;
   template <class Cfg, class T, class Acc>
   using micro_kernel = MicroKernel<Cfg, T, Acc>;
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)

@@ -9,7 +9,7 @@ namespace ridgeline::detail::compat {
 // View::rank is an enum in 3.x (not callable), an integral_constant in 4.x (callable) and a static
 // member function of the mdspan-based View in 5.x (not a constant without the call).
 template <class V>
-constexpr int view_rank() {
+KOKKOS_INLINE_FUNCTION constexpr int view_rank() {
 #if KOKKOS_VERSION >= 40000
   return static_cast<int>(V::rank());
 #else

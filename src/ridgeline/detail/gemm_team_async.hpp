@@ -196,9 +196,12 @@ struct GemmTeamAsync
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n, k_slices,
-                                                               k_chunk, a.cols);
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { run(team, team.league_rank()); }
+
+  // The tile of league rank `rank` (a batched league passes each matrix's own rank).
+  KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
+    const auto tile =
+        GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     // kStages x (BK, BM+pad) or (BM, BK+pad), or BM x BK in the micro-kernel's layout
     T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));

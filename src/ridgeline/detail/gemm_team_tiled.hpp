@@ -413,9 +413,12 @@ struct GemmTeamTiled
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n, k_slices,
-                                                               k_chunk, a.cols);
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { run(team, team.league_rank()); }
+
+  // The tile of league rank `rank` (a batched league passes each matrix's own rank).
+  KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
+    const auto tile =
+        GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
     const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
     const int slice = tile.slice;
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));

@@ -42,6 +42,9 @@ template <class V>
 std::string shape_of(const V& v) {
   if constexpr (compat::view_rank<V>() == 1) {
     return std::to_string(v.extent(0));
+  } else if constexpr (compat::view_rank<V>() == 3) {
+    return std::to_string(v.extent(0)) + "x" + std::to_string(v.extent(1)) + "x" +
+           std::to_string(v.extent(2));
   } else {
     return std::to_string(v.extent(0)) + "x" + std::to_string(v.extent(1));
   }

@@ -1,0 +1,171 @@
+#pragma once
+// Public batched GEMM: C_g = alpha * op(A_g) * op(B_g) + beta * C_g for every matrix g of a uniform batch.
+//
+// A, B and C are rank-3 Views. The batch index is each View's first extent (BatchLayout::left,
+// A(g, i, j), the default) or its last (BatchLayout::right, A(i, j, g)), as KokkosBatched's
+// BatchLayout::Left and Right; the other two extents are a matrix, in whatever layout the View has
+// (LayoutLeft, LayoutRight, LayoutStride), mixed freely. Element types, transposes, alpha and beta
+// are those of ridgeline::gemm (gemm.hpp), 16-bit inputs with a float C included.
+//
+// Every check runs before any launch and throws std::invalid_argument naming the shapes: the batch
+// counts must agree, op(A_g) must be M x K, op(B_g) K x N and C_g M x N; C must not overlap A or B,
+// and C's matrices must not overlap one another. Degenerate cases follow gemm: an empty batch, M == 0
+// or N == 0 does nothing; K == 0 or alpha == 0 scales C by beta without reading A or B; beta == 0
+// never reads C.
+//
+// Dispatch (dispatch_batched.hpp), from the backend's table: matrices within its small entry's
+// extents (16 on the GPUs) run several per team, staged whole in scratch; larger ones run as one
+// league over every tile of every matrix, each team a tile of one matrix. gemm_batched_config says
+// which.
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "ridgeline/detail/dispatch_batched.hpp"
+#include "ridgeline/detail/strided_batch.hpp"
+#include "ridgeline/detail/validate.hpp"
+
+namespace ridgeline {
+
+// Which extent of a rank-3 View is the batch index.
+enum class BatchLayout { left, right };
+
+namespace detail {
+
+inline const char* batch_layout_name(BatchLayout l) {
+  return l == BatchLayout::left ? "left (batch first)" : "right (batch last)";
+}
+
+// op(X_g) of every matrix of the rank-3 View v, its batch index where layout says.
+template <class V>
+StridedBatch<typename V::value_type> strided_batch_op(const V& v, Trans t, BatchLayout layout) {
+  const int bi = layout == BatchLayout::left ? 0 : 2;
+  const int ri = layout == BatchLayout::left ? 1 : 0, ci = ri + 1;
+  const bool n = t == Trans::N;
+  StridedBatch<typename V::value_type> x;
+  x.data = v.data();
+  x.count = static_cast<std::int64_t>(v.extent(bi));
+  x.rows = static_cast<std::int64_t>(v.extent(n ? ri : ci));
+  x.cols = static_cast<std::int64_t>(v.extent(n ? ci : ri));
+  x.rs = static_cast<std::int64_t>(v.stride(n ? ri : ci));
+  x.cs = static_cast<std::int64_t>(v.stride(n ? ci : ri));
+  x.bs = static_cast<std::int64_t>(v.stride(bi));
+  return x;
+}
+
+// Whether distinct (g, i, j) of x always reach distinct elements: sorted by stride, each index's
+// stride must pass the span of the faster ones. Extents of 1 never move.
+template <class T>
+bool batch_elements_distinct(const StridedBatch<T>& x) {
+  if (x.count == 0 || x.rows == 0 || x.cols == 0) return true;  // no elements at all
+  std::int64_t ext[3] = {x.count, x.rows, x.cols}, str[3] = {x.bs, x.rs, x.cs};
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      if (str[j] < str[i]) std::swap(str[i], str[j]), std::swap(ext[i], ext[j]);
+  std::int64_t span = 1;  // elements the faster indices reach
+  for (int i = 0; i < 3; ++i) {
+    if (ext[i] <= 1) continue;
+    if (str[i] < span) return false;
+    span = str[i] * (ext[i] - 1) + span;
+  }
+  return true;
+}
+
+template <class T>
+std::string batch_shape(const StridedBatch<T>& x) {
+  return std::to_string(x.count) + " x (" + std::to_string(x.rows) + "x" + std::to_string(x.cols) + ")";
+}
+
+}  // namespace detail
+
+template <class ExecSpace, class AV, class BV, class CV>
+void gemm_batched(const ExecSpace& exec, const char* transA, const char* transB,
+                  const detail::GemmScalar<AV>& alpha, const AV& A, const BV& B,
+                  const detail::GemmScalar<AV>& beta, const CV& C, BatchLayout layout = BatchLayout::left) {
+  static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<BV>::value && Kokkos::is_view<CV>::value,
+                "ridgeline::gemm_batched takes Kokkos::Views");
+  static_assert(detail::compat::view_rank<AV>() == 3 && detail::compat::view_rank<BV>() == 3 &&
+                    detail::compat::view_rank<CV>() == 3,
+                "ridgeline::gemm_batched: A, B and C must be rank 3 (a batch index and a matrix)");
+  using T = typename AV::non_const_value_type;
+  using TC = typename CV::non_const_value_type;
+  using S = detail::GemmScalar<AV>;
+  static_assert(std::is_same_v<TC, typename CV::value_type>, "ridgeline::gemm_batched: C must be non-const");
+  static_assert(std::is_same_v<T, typename BV::non_const_value_type>,
+                "ridgeline::gemm_batched: A and B must share one element type");
+  static_assert(
+      detail::is_gemm_input_v<T>,
+      "ridgeline::gemm_batched: A and B must be float, double, ridgeline::half_t or ridgeline::bhalf_t");
+  static_assert(detail::is_gemm_output_v<T, TC>,
+                "ridgeline::gemm_batched: C must have A's element type, or be float when A and B are 16-bit");
+
+  const detail::Trans ta = detail::parse_trans(transA, "gemm_batched", "transA");
+  const detail::Trans tb = detail::parse_trans(transB, "gemm_batched", "transB");
+  detail::require_accessible<ExecSpace>(A, "gemm_batched", "A");
+  detail::require_accessible<ExecSpace>(B, "gemm_batched", "B");
+  detail::require_accessible<ExecSpace>(C, "gemm_batched", "C");
+  const auto a = detail::strided_batch_op(A, ta, layout);
+  const auto b = detail::strided_batch_op(B, tb, layout);
+  const auto c = detail::strided_batch_op(C, detail::Trans::N, layout);
+  const std::string shapes = std::string("A ") + detail::shape_of(A) + " (op(A_g) " + detail::batch_shape(a) +
+                             ", transA=" + detail::trans_name(ta) + "), B " + detail::shape_of(B) +
+                             " (op(B_g) " + detail::batch_shape(b) + ", transB=" + detail::trans_name(tb) +
+                             "), C " + detail::shape_of(C) + " (" + detail::batch_shape(c) +
+                             "), batch layout " + detail::batch_layout_name(layout);
+  if (a.count != c.count || b.count != c.count) {
+    throw std::invalid_argument("ridgeline::gemm_batched: the batch counts differ: " + shapes);
+  }
+  if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
+    throw std::invalid_argument("ridgeline::gemm_batched: need op(A_g) MxK, op(B_g) KxN, C_g MxN: " + shapes);
+  }
+  detail::require_no_overlap(C, "C", A, "A", "gemm_batched");
+  detail::require_no_overlap(C, "C", B, "B", "gemm_batched");
+  if (!detail::batch_elements_distinct(c)) {
+    throw std::invalid_argument("ridgeline::gemm_batched: C's matrices overlap one another (strides " +
+                                std::to_string(c.bs) + " between matrices, " + std::to_string(c.rs) +
+                                " and " + std::to_string(c.cs) + " within one): " + shapes);
+  }
+
+  const std::int64_t M = c.rows, N = c.cols, K = a.cols;
+  if (c.count == 0 || M == 0 || N == 0) return;
+  if (K == 0 || alpha == S(0)) {
+    if (beta != S(1)) detail::scale_batch(exec, c, static_cast<S>(beta));
+    return;
+  }
+  const detail::StridedBatch<const T> ac{a.data, a.count, a.rows, a.cols, a.rs, a.cs, a.bs},
+      bc{b.data, b.count, b.rows, b.cols, b.rs, b.cs, b.bs};
+  detail::gemm_batched_dispatch(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta));
+}
+
+template <class AV, class BV, class CV>
+void gemm_batched(const char* transA, const char* transB, const detail::GemmScalar<AV>& alpha, const AV& A,
+                  const BV& B, const detail::GemmScalar<AV>& beta, const CV& C,
+                  BatchLayout layout = BatchLayout::left) {
+  gemm_batched(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C, layout);
+}
+
+// The path gemm_batched(exec, transA, transB, alpha, A, B, beta, C, layout) would take for these
+// operands, and its numbers ("small (matrices per team): 8 per team", "tiles (one league): 64x64x16/..."):
+// nothing is validated or launched.
+template <class ExecSpace, class AV, class BV>
+std::string gemm_batched_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
+                                const BV& B, BatchLayout layout = BatchLayout::left) {
+  using T = typename AV::non_const_value_type;
+  const auto a = detail::strided_batch_op(A, detail::parse_trans(transA, "gemm_batched", "transA"), layout);
+  const auto b = detail::strided_batch_op(B, detail::parse_trans(transB, "gemm_batched", "transB"), layout);
+  const detail::StridedBatch<const T> ac{a.data, a.count, a.rows, a.cols, a.rs, a.cs, a.bs},
+      bc{b.data, b.count, b.rows, b.cols, b.rs, b.cs, b.bs};
+  const detail::BatchedPlan plan = detail::gemm_batched_plan(exec, ac, bc);
+  std::string s = detail::batched_path_name(plan.path);
+  if (plan.path == detail::BatchedPath::small) s += ": " + std::to_string(plan.per_team) + " per team";
+  if (plan.path == detail::BatchedPath::tiles) {
+    detail::GemmBatchedEntriesOf<ExecSpace, T>::visit(
+        plan.entry, [&](auto e) { s += ": " + detail::describe_gemm_cfg<typename decltype(e)::Cfg>(); });
+  }
+  return s;
+}
+
+}  // namespace ridgeline

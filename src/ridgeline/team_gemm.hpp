@@ -1,0 +1,106 @@
+#pragma once
+// GEMM inside a user's own team kernel: C = alpha * op(A) * op(B) + beta * C, called by every thread of
+// a Kokkos team (a TeamPolicy member), as KokkosBatched's TeamGemm and TeamVectorGemm are.
+//
+//   Kokkos::parallel_for(policy, KOKKOS_LAMBDA(const member_type& team) {
+//     auto A = ...;  auto B = ...;  auto C = ...;   // rank-2 subviews: global memory or team scratch
+//     ridgeline::team_gemm(team, 'N', 'T', 1.0, A, B, 0.0, C);
+//     ...                                            // C is complete for every thread here
+//   });
+//
+// Operands: rank-2 Views (or subviews) in any layout the team's execution space can read, A and B of
+// one element type (float, double, or 16-bit with a float or 16-bit C, accumulated in float), C not
+// overlapping A or B. The products run on the same thread-level piece as gemm_batched's small path
+// (detail/team_product.hpp): a thread takes runs of the table's cols_per_thread outputs of one row,
+// and the team's threads and vector lanes (TeamVectorRange) walk C's rows fastest. beta == 0 never reads
+// C; alpha == 0 or K == 0 never reads A or B.
+//
+// Scratch: none. team_gemm reads the operands where they are, so a user who wants them in scratch
+// stages them there first (team_gemm_scratch_bytes() is 0, so that code which sizes its request from
+// it keeps working if a later version stages).
+//
+// Synchronization: team_gemm begins and ends with a team barrier. The team may write A, B or C just
+// before the call and read C just after it without barriers of its own; during the call no thread may
+// write A, B or C. Every thread of the team must call it, with the same arguments.
+//
+// Errors: shapes are only known inside the kernel, so a mismatch (op(A) not M x K, op(B) not K x N) or
+// a transpose letter other than N, T or C aborts the kernel (Kokkos::abort) with a message naming
+// team_gemm, before any element of C is written.
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/dispatch_batched.hpp"
+#include "ridgeline/detail/team_product.hpp"
+
+namespace ridgeline {
+
+// Team scratch (bytes, level 0) that team_gemm needs on top of the caller's own: none (see above).
+KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gemm_scratch_bytes(std::int64_t /*m*/, std::int64_t /*n*/,
+                                                                     std::int64_t /*k*/,
+                                                                     std::size_t /*elem_bytes*/) {
+  return 0;
+}
+
+namespace detail {
+KOKKOS_INLINE_FUNCTION int team_trans(char t) {
+  return (t == 'N' || t == 'n') ? 0 : (t == 'T' || t == 't' || t == 'C' || t == 'c') ? 1 : -1;
+}
+}  // namespace detail
+
+template <class Member, class AV, class BV, class CV>
+KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char transB,
+                                      const detail::GemmScalar<AV>& alpha, const AV& A, const BV& B,
+                                      const detail::GemmScalar<AV>& beta, const CV& C) {
+  static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<BV>::value && Kokkos::is_view<CV>::value,
+                "ridgeline::team_gemm takes Kokkos::Views");
+  static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<BV>() == 2 &&
+                    detail::compat::view_rank<CV>() == 2,
+                "ridgeline::team_gemm: A, B and C must be rank 2");
+  using T = typename AV::non_const_value_type;
+  using TC = typename CV::non_const_value_type;
+  using Acc = detail::GemmScalar<AV>;
+  static_assert(std::is_same_v<TC, typename CV::value_type>, "ridgeline::team_gemm: C must be non-const");
+  static_assert(std::is_same_v<T, typename BV::non_const_value_type>,
+                "ridgeline::team_gemm: A and B must share one element type");
+  static_assert(detail::is_gemm_input_v<T> && detail::is_gemm_output_v<T, TC>,
+                "ridgeline::team_gemm: the element types gemm takes");
+  using Exec = typename Member::execution_space;
+  constexpr int kRN = detail::BatchedSmallCfgOf<Exec, T>::cols_per_thread;
+
+  const int ta = detail::team_trans(transA), tb = detail::team_trans(transB);
+  if (ta < 0 || tb < 0) Kokkos::abort("ridgeline::team_gemm: transA and transB must be 'N', 'T' or 'C'");
+  const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1));
+  const int K = static_cast<int>(ta ? A.extent(0) : A.extent(1));
+  if (static_cast<int>(ta ? A.extent(1) : A.extent(0)) != M ||
+      static_cast<int>(tb ? B.extent(1) : B.extent(0)) != K ||
+      static_cast<int>(tb ? B.extent(0) : B.extent(1)) != N)
+    Kokkos::abort("ridgeline::team_gemm: need op(A) M x K, op(B) K x N and C M x N");
+  // op(A)(m, k) at a[m * a_dm + k * a_dk], op(B)(k, n) at b[k * b_dk + n * b_dn].
+  const std::int64_t a_dm = A.stride(ta ? 1 : 0), a_dk = A.stride(ta ? 0 : 1);
+  const std::int64_t b_dk = B.stride(tb ? 1 : 0), b_dn = B.stride(tb ? 0 : 1);
+  const T* a = A.data();
+  const T* b = B.data();
+  team.team_barrier();  // the team's writes of A, B and C before the call are visible
+  if (M > 0 && N > 0) {
+    if (K == 0 || alpha == Acc(0)) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * N), [&](const int e) {
+        TC& out = C(e % M, e / M);
+        out = beta == Acc(0) ? TC(0) : static_cast<TC>(beta * static_cast<Acc>(out));
+      });
+    } else {
+      const int NB = (N + kRN - 1) / kRN;
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * NB), [&](const int w) {
+        const int m = w % M, n0 = (w / M) * kRN;
+        detail::row_run_product<kRN, Acc>(n0, N, K, a + m * a_dm, a_dk, b, b_dk, b_dn, [&](int n, Acc acc) {
+          detail::store_scaled(C(m, n), acc, alpha, beta);
+        });
+      });
+    }
+  }
+  team.team_barrier();  // C is complete for every thread
+}
+
+}  // namespace ridgeline

@@ -1,0 +1,423 @@
+// Batched GEMM correctness (gemm_batched), written once and compiled for every enabled Kokkos backend.
+// Every matrix of every batch gets seeded random operands and is checked element by element against
+// a double-precision reference; each dispatch path (small, tiles) runs at the edges of its range,
+// in every transpose, both batch layouts (batch first and last) and mixed matrix layouts, with tails.
+#include <gtest/gtest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <ridgeline/ridgeline.hpp>
+#include <string>
+#include <vector>
+
+#include "reference.hpp"
+
+namespace ridgeline::test {
+namespace {
+
+using BL = ridgeline::BatchLayout;
+using SmallCfg = detail::BatchedSmallCfgOf<Exec, double>;
+
+// A rank-3 View holding `count` rows x cols matrices, the batch index first (BL::left) or last. A
+// LayoutStride batch pads every stride (rows 2, columns 2 * rows + 3, matrices another 5 elements on),
+// so no index is unit-stride.
+template <class T, class Layout>
+Kokkos::View<T***, Layout, Mem> make_batch(const std::string& label, std::int64_t count, std::int64_t rows,
+                                           std::int64_t cols, BL bl) {
+  if constexpr (std::is_same_v<Layout, Kokkos::LayoutStride>) {
+    const std::size_t rs = 2, cs = 2 * rows + 3, gs = cs * cols + 5;
+    if (bl == BL::left)
+      return Kokkos::View<T***, Layout, Mem>(label, Kokkos::LayoutStride(count, gs, rows, rs, cols, cs));
+    return Kokkos::View<T***, Layout, Mem>(label, Kokkos::LayoutStride(rows, rs, cols, cs, count, gs));
+  } else {
+    if (bl == BL::left) return Kokkos::View<T***, Layout, Mem>(label, count, rows, cols);
+    return Kokkos::View<T***, Layout, Mem>(label, rows, cols, count);
+  }
+}
+
+// Host copies of the View's matrices, in double, and back; through a LayoutLeft copy in the View's own
+// space (Kokkos copies across spaces only between contiguous Views).
+template <class V>
+auto host_copy_of(const V& v) {
+  using T = typename V::non_const_value_type;
+  Kokkos::View<T***, Kokkos::LayoutLeft, typename V::memory_space> c("contiguous", v.extent(0), v.extent(1),
+                                                                     v.extent(2));
+  Kokkos::deep_copy(c, v);
+  auto h = Kokkos::create_mirror_view(c);
+  Kokkos::deep_copy(h, c);
+  return h;
+}
+template <class V>
+std::vector<HostMatrix> to_host_batch(const V& v, BL bl) {
+  const auto h = host_copy_of(v);
+  const std::int64_t count = bl == BL::left ? v.extent(0) : v.extent(2);
+  const std::int64_t rows = bl == BL::left ? v.extent(1) : v.extent(0);
+  const std::int64_t cols = bl == BL::left ? v.extent(2) : v.extent(1);
+  std::vector<HostMatrix> out(count);
+  for (std::int64_t g = 0; g < count; ++g) {
+    out[g].rows = rows, out[g].cols = cols, out[g].v.resize(rows * cols);
+    for (std::int64_t i = 0; i < rows; ++i)
+      for (std::int64_t j = 0; j < cols; ++j)
+        out[g](i, j) = static_cast<double>(bl == BL::left ? h(g, i, j) : h(i, j, g));
+  }
+  return out;
+}
+template <class V>
+void fill_batch(const V& v, std::uint64_t seed, bool poisoned = false) {
+  using T = typename V::non_const_value_type;
+  Kokkos::View<T***, Kokkos::LayoutLeft, typename V::memory_space> c("contiguous", v.extent(0), v.extent(1),
+                                                                     v.extent(2));
+  auto h = Kokkos::create_mirror_view(c);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (std::size_t k = 0; k < v.extent(2); ++k)
+    for (std::size_t j = 0; j < v.extent(1); ++j)
+      for (std::size_t i = 0; i < v.extent(0); ++i)
+        h(i, j, k) = poisoned ? poison<T>() : static_cast<T>(d(gen));
+  Kokkos::deep_copy(c, h);
+  Kokkos::deep_copy(v, c);
+}
+
+struct BatchCase {
+  std::int64_t count, m, n, k;
+  char ta, tb;
+  BL bl;
+  Lay la, lb, lc;
+  double alpha, beta;
+  std::uint64_t seed;
+};
+std::string describe(const BatchCase& c) {
+  std::ostringstream s;
+  s << "gemm_batched " << c.ta << c.tb << " " << c.count << " x " << c.m << "x" << c.n << "x" << c.k
+    << (c.bl == BL::left ? " batch first" : " batch last") << " layouts " << name(c.la) << name(c.lb)
+    << name(c.lc) << " alpha=" << c.alpha << " beta=" << c.beta;
+  return s.str();
+}
+
+// Runs the case and checks every element of every C_g; returns C for rerun comparisons.
+template <class T, class TC, class LA, class LB, class LC>
+std::vector<HostMatrix> run_batched(const BatchCase& c, const std::string& want_path = "") {
+  const bool ta = c.ta == 'T', tb = c.tb == 'T';
+  auto A = make_batch<T, LA>("A", c.count, ta ? c.k : c.m, ta ? c.m : c.k, c.bl);
+  auto B = make_batch<T, LB>("B", c.count, tb ? c.n : c.k, tb ? c.k : c.n, c.bl);
+  auto C = make_batch<TC, LC>("C", c.count, c.m, c.n, c.bl);
+  fill_batch(A, c.seed * 3 + 1);
+  fill_batch(B, c.seed * 3 + 2);
+  fill_batch(C, c.seed * 3 + 3, c.beta == 0);  // beta == 0: C is pure output, poisoned
+  const auto hA = to_host_batch(A, c.bl), hB = to_host_batch(B, c.bl), hC0 = to_host_batch(C, c.bl);
+  const char tra[2] = {c.ta, 0}, trb[2] = {c.tb, 0};
+  if (!want_path.empty()) {
+    const std::string path = ridgeline::gemm_batched_config(Exec(), tra, trb, A, B, c.bl);
+    EXPECT_EQ(path.rfind(want_path, 0), 0u) << describe(c) << " ran " << path;
+  }
+  using S = detail::GemmScalar<decltype(A)>;
+  ridgeline::gemm_batched(Exec(), tra, trb, static_cast<S>(c.alpha), A, B, static_cast<S>(c.beta), C, c.bl);
+  Kokkos::fence();
+  const Tolerance tol = tolerance_of<T, TC>();
+  auto got = to_host_batch(C, c.bl);
+  for (std::int64_t g = 0; g < c.count; ++g) {
+    const auto want = reference_gemm(transpose_if(hA[g], ta), transpose_if(hB[g], tb), hC0[g], c.alpha,
+                                     c.beta, tol.acc, tol.out);
+    const auto r = matches(got[g], want);
+    EXPECT_TRUE(r) << describe(c) << ", matrix " << g;
+    if (!r) break;  // one matrix's report is enough
+  }
+  return got;
+}
+
+template <class T, class TC = T>
+std::vector<HostMatrix> run_layouts(const BatchCase& c, const std::string& want_path = "") {
+  using L = Kokkos::LayoutLeft;
+  using R = Kokkos::LayoutRight;
+  using S = Kokkos::LayoutStride;
+  const auto key = std::string(name(c.la)) + name(c.lb) + name(c.lc);
+  if (key == "LLL") return run_batched<T, TC, L, L, L>(c, want_path);
+  if (key == "RRR") return run_batched<T, TC, R, R, R>(c, want_path);
+  if (key == "LRS") return run_batched<T, TC, L, R, S>(c, want_path);
+  if (key == "SLR") return run_batched<T, TC, S, L, R>(c, want_path);
+  ADD_FAILURE() << "no instantiation for layouts " << key;
+  return {};
+}
+
+// Every transpose pair, both batch layouts, three layout mixes, on one shape of one path.
+template <class T>
+void every_orientation(std::int64_t count, std::int64_t m, std::int64_t n, std::int64_t k,
+                       const std::string& path) {
+  const Lay mixes[][3] = {{Lay::left, Lay::left, Lay::left},
+                          {Lay::right, Lay::right, Lay::right},
+                          {Lay::left, Lay::right, Lay::stride},
+                          {Lay::stride, Lay::left, Lay::right}};
+  std::uint64_t seed = 100;
+  for (const char* tt : {"NN", "NT", "TN", "TT"})
+    for (BL bl : {BL::left, BL::right})
+      for (const auto& mix : mixes) {  // beta alternates between 0 (C poisoned) and -0.75
+        run_layouts<T>(
+            {count, m, n, k, tt[0], tt[1], bl, mix[0], mix[1], mix[2], 1.25, (seed % 2) ? 0.0 : -0.75, seed},
+            path);
+        ++seed;
+      }
+}
+
+// ---- the small path: every extent within the table's small entry ----------------------------------
+TEST(GemmBatched, SmallPathEveryOrientationFloat) {
+  const int e = SmallCfg::max_extent;
+  every_orientation<float>(37, e, e - 3, e, "small");
+  every_orientation<float>(9, 3, 5, 2, "small");
+}
+TEST(GemmBatched, SmallPathEveryOrientationDouble) {
+  const int e = SmallCfg::max_extent;
+  every_orientation<double>(23, e - 1, e, e - 5, "small");
+  every_orientation<double>(11, 1, 4, 7, "small");
+}
+// Enough matrices that a team holds several (the plan spreads a batch over the device's team slots
+// first), with a partial last team.
+TEST(GemmBatched, SmallPathSeveralMatricesPerTeam) {
+  const std::int64_t count = 20011;
+  const char* tt[] = {"NN", "TT"};
+  for (int i = 0; i < 2; ++i) {
+    for (BL bl : {BL::left, BL::right}) {
+      run_layouts<double>(
+          {count, 4, 4, 4, tt[i][0], tt[i][1], bl, Lay::left, Lay::right, Lay::stride, -1.5, 0.5, 7u + i},
+          "small");
+      run_layouts<float>(
+          {count, 8, 3, 5, tt[i][0], tt[i][1], bl, Lay::right, Lay::right, Lay::right, 0.5, 0.0, 9u + i},
+          "small");
+    }
+  }
+}
+
+// ---- the tiles path: just outside the small entry, and tails over several tiles ---------------------
+TEST(GemmBatched, TilesPathEveryOrientationFloat) {
+  const int e = SmallCfg::max_extent + 1;
+  every_orientation<float>(5, e, e, e, "tiles");
+  every_orientation<float>(3, 70, 33, 41, "tiles");
+}
+TEST(GemmBatched, TilesPathEveryOrientationDouble) {
+  const int e = SmallCfg::max_extent + 1;
+  every_orientation<double>(4, e, 3, 40, "tiles");
+  every_orientation<double>(3, 65, 129, 37, "tiles");
+}
+
+// ---- larger matrices: many tiles each, still one league ------------------------------------------
+TEST(GemmBatched, TilesPathManyTilesPerMatrix) {
+  run_layouts<float>({2, 300, 261, 50, 'N', 'T', BL::right, Lay::left, Lay::left, Lay::left, 1.0, 0.0, 31},
+                     "tiles");
+  run_layouts<double>(
+      {3, 259, 200, 41, 'T', 'N', BL::left, Lay::right, Lay::right, Lay::right, -1.0, 2.0, 32}, "tiles");
+}
+
+// ---- 16-bit inputs: small and medium, float and 16-bit C (two of the four pairings, for compile time) ----
+TEST(GemmBatched, HalfInputs) {
+  run_layouts<ridgeline::half_t, float>(
+      {300, 8, 8, 16, 'N', 'N', BL::right, Lay::left, Lay::left, Lay::left, 1.0, 0.5, 41}, "small");
+  run_layouts<ridgeline::bhalf_t>(
+      {200, 16, 7, 9, 'T', 'N', BL::left, Lay::right, Lay::right, Lay::right, 1.0, 0.0, 42}, "small");
+  run_layouts<ridgeline::half_t, float>(
+      {3, 40, 24, 32, 'N', 'T', BL::right, Lay::left, Lay::left, Lay::left, 1.0, 0.0, 43}, "tiles");
+  run_layouts<ridgeline::bhalf_t>(
+      {4, 33, 65, 17, 'T', 'T', BL::left, Lay::right, Lay::right, Lay::right, 1.0, 0.0, 44}, "tiles");
+}
+
+// ---- degenerate calls and reruns --------------------------------------------------------------------
+// alpha == 0 and K == 0 scale C by beta without reading A or B (NaN there must not reach C); beta == 0
+// never reads C (covered above: poisoned C); an empty batch and empty matrices do nothing.
+TEST(GemmBatched, AlphaZeroAndKZeroScaleOnly) {
+  for (BL bl : {BL::left, BL::right}) {
+    auto A = make_batch<double, Kokkos::LayoutLeft>("A", 50, 6, 5, bl);
+    auto B = make_batch<double, Kokkos::LayoutLeft>("B", 50, 5, 7, bl);
+    auto C = make_batch<double, Kokkos::LayoutRight>("C", 50, 6, 7, bl);
+    fill_batch(A, 1, true);
+    fill_batch(B, 2, true);
+    fill_batch(C, 3);
+    const auto c0 = to_host_batch(C, bl);
+    ridgeline::gemm_batched(Exec(), "N", "N", 0.0, A, B, -2.0, C, bl);
+    Kokkos::fence();
+    auto got = to_host_batch(C, bl);
+    for (std::size_t g = 0; g < got.size(); ++g)
+      for (std::size_t e = 0; e < got[g].v.size(); ++e) ASSERT_EQ(got[g].v[e], -2.0 * c0[g].v[e]) << g;
+    auto A0 = make_batch<double, Kokkos::LayoutLeft>("A0", 50, 6, 0, bl);
+    auto B0 = make_batch<double, Kokkos::LayoutLeft>("B0", 50, 0, 7, bl);
+    ridgeline::gemm_batched(Exec(), "N", "N", 1.0, A0, B0, 0.0, C, bl);
+    Kokkos::fence();
+    got = to_host_batch(C, bl);
+    for (const auto& m : got)
+      for (double v : m.v) ASSERT_EQ(v, 0.0);
+    auto Ae = make_batch<double, Kokkos::LayoutLeft>("Ae", 0, 6, 5, bl);
+    auto Be = make_batch<double, Kokkos::LayoutLeft>("Be", 0, 5, 7, bl);
+    auto Ce = make_batch<double, Kokkos::LayoutLeft>("Ce", 0, 6, 7, bl);
+    EXPECT_NO_THROW(ridgeline::gemm_batched(Exec(), "N", "N", 1.0, Ae, Be, 0.0, Ce, bl));
+  }
+}
+
+TEST(GemmBatched, RerunIsBitIdentical) {
+  for (std::int64_t n : {std::int64_t(12), std::int64_t(48)}) {
+    const BatchCase c{600, n, n, n, 'T', 'N', BL::right, Lay::left, Lay::left, Lay::left, 1.0, 0.0, 77};
+    const auto first = run_layouts<float>(c);
+    const auto second = run_layouts<float>(c);
+    ASSERT_EQ(first.size(), second.size());
+    for (std::size_t g = 0; g < first.size(); ++g)
+      ASSERT_EQ(0, std::memcmp(first[g].v.data(), second[g].v.data(), first[g].v.size() * sizeof(double)))
+          << g;
+  }
+}
+
+// ---- validation: before any launch, naming the shapes ---------------------------------------------
+template <class F>
+std::string thrown_by(F&& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+TEST(GemmBatched, RejectsBadShapesBeforeLaunch) {
+  using V = Kokkos::View<double***, Kokkos::LayoutLeft, Mem>;
+  V A("A", 4, 3, 5), B("B", 4, 5, 2), C("C", 4, 3, 2), B3("B3", 3, 5, 2), Bk("Bk", 4, 6, 2),
+      Cn("Cn", 4, 3, 3);
+  std::string m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "N", "N", 1.0, A, B3, 0.0, C); });
+  EXPECT_NE(m.find("batch counts differ"), std::string::npos) << m;
+  EXPECT_NE(m.find("3x5x2"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "N", "N", 1.0, A, Bk, 0.0, C); });
+  EXPECT_NE(m.find("need op(A_g) MxK"), std::string::npos) << m;
+  EXPECT_NE(m.find("4 x (6x2)"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "N", "N", 1.0, A, B, 0.0, Cn); });
+  EXPECT_NE(m.find("C 4x3x3"), std::string::npos) << m;
+  // The batch index last: the same Views are 5 matrices of 4 x 3 (A) and 2 of 4 x 5 (B).
+  m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "N", "N", 1.0, A, B, 0.0, C, BL::right); });
+  EXPECT_NE(m.find("batch last"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "X", "N", 1.0, A, B, 0.0, C); });
+  EXPECT_NE(m.find("transA"), std::string::npos) << m;
+  // C inside A's allocation, and C's matrices on top of one another (batch stride 0).
+  V big("big", 4, 8, 5);
+  auto Cin = Kokkos::subview(big, Kokkos::ALL, Kokkos::make_pair(0, 3), Kokkos::make_pair(0, 2));
+  auto Ain = Kokkos::subview(big, Kokkos::ALL, Kokkos::make_pair(3, 6), Kokkos::ALL);
+  m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "N", "N", 1.0, Ain, B, 0.0, Cin); });
+  EXPECT_NE(m.find("overlaps input A"), std::string::npos) << m;
+  Kokkos::View<double***, Kokkos::LayoutStride, Mem> Cz("Cz", Kokkos::LayoutStride(4, 0, 3, 1, 2, 3));
+  m = thrown_by([&] { ridgeline::gemm_batched(Exec(), "N", "N", 1.0, A, B, 0.0, Cz); });
+  EXPECT_NE(m.find("overlap one another"), std::string::npos) << m;
+}
+
+// ---- team_gemm inside a user's own TeamPolicy kernel ----------------------------------------------
+// Each team multiplies its matrix of a batch, reading A and B in global memory (scratch = false) or
+// from copies the kernel itself stages in its own team scratch, with C in scratch too (scratch = true).
+// The kernel writes NaN into C's scratch copy first where beta == 0: team_gemm must not read it.
+template <class T>
+void run_team_gemm(const BatchCase& c, bool scratch) {
+  const bool ta = c.ta == 'T', tb = c.tb == 'T';
+  using V = Kokkos::View<T***, Kokkos::LayoutRight, Mem>;
+  V A = make_batch<T, Kokkos::LayoutRight>("A", c.count, ta ? c.k : c.m, ta ? c.m : c.k, BL::left);
+  V B = make_batch<T, Kokkos::LayoutRight>("B", c.count, tb ? c.n : c.k, tb ? c.k : c.n, BL::left);
+  V C = make_batch<T, Kokkos::LayoutRight>("C", c.count, c.m, c.n, BL::left);
+  fill_batch(A, c.seed * 3 + 1);
+  fill_batch(B, c.seed * 3 + 2);
+  fill_batch(C, c.seed * 3 + 3, c.beta == 0 && !scratch);
+  const auto hA = to_host_batch(A, BL::left), hB = to_host_batch(B, BL::left),
+             hC0 = to_host_batch(C, BL::left);
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Policy::member_type;
+  using Scratch = Kokkos::View<T**, Kokkos::LayoutLeft, typename Exec::scratch_memory_space,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  const int ar = A.extent(1), ac = A.extent(2), br = B.extent(1), bc = B.extent(2), m = c.m, n = c.n;
+  const std::size_t bytes = scratch ? Scratch::shmem_size(ar, ac) + Scratch::shmem_size(br, bc) +
+                                          Scratch::shmem_size(m, n) +
+                                          ridgeline::team_gemm_scratch_bytes(c.m, c.n, c.k, sizeof(T))
+                                    : 0;
+  Policy policy(Exec(), static_cast<int>(c.count), Kokkos::AUTO);
+  if (scratch) policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  const char tra = c.ta, trb = c.tb;
+  const auto alpha = static_cast<detail::GemmScalar<V>>(c.alpha),
+             beta = static_cast<detail::GemmScalar<V>>(c.beta);
+  const bool poison_c = c.beta == 0;
+  const T nan = poison<T>();
+  Kokkos::parallel_for(
+      "team_gemm test", policy, KOKKOS_LAMBDA(const Member& team) {
+        const int g = team.league_rank();
+        auto Ag = Kokkos::subview(A, g, Kokkos::ALL, Kokkos::ALL);
+        auto Bg = Kokkos::subview(B, g, Kokkos::ALL, Kokkos::ALL);
+        auto Cg = Kokkos::subview(C, g, Kokkos::ALL, Kokkos::ALL);
+        if (!scratch) {
+          ridgeline::team_gemm(team, tra, trb, alpha, Ag, Bg, beta, Cg);
+          return;
+        }
+        Scratch As(team.team_scratch(0), ar, ac), Bs(team.team_scratch(0), br, bc),
+            Cs(team.team_scratch(0), m, n);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ar * ac),
+                             [&](int e) { As(e % ar, e / ar) = Ag(e % ar, e / ar); });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, br * bc),
+                             [&](int e) { Bs(e % br, e / br) = Bg(e % br, e / br); });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * n),
+                             [&](int e) { Cs(e % m, e / m) = poison_c ? nan : Cg(e % m, e / m); });
+        ridgeline::team_gemm(team, tra, trb, alpha, As, Bs, beta, Cs);  // no barrier of ours before or after
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * n),
+                             [&](int e) { Cg(e % m, e / m) = Cs(e % m, e / m); });
+      });
+  Kokkos::fence();
+  const Tolerance tol = tolerance_of<T, T>();
+  const auto got = to_host_batch(C, BL::left);
+  for (std::int64_t g = 0; g < c.count; ++g) {
+    const auto want = reference_gemm(transpose_if(hA[g], ta), transpose_if(hB[g], tb), hC0[g], c.alpha,
+                                     c.beta, tol.acc, tol.out);
+    const auto r = matches(got[g], want);
+    EXPECT_TRUE(r) << "team_gemm" << (scratch ? " (scratch) " : " (global) ") << describe(c) << ", matrix "
+                   << g;
+    if (!r) break;
+  }
+}
+
+TEST(TeamGemm, InsideUserKernelEveryTranspose) {
+  std::uint64_t seed = 500;
+  for (const char* tt : {"NN", "NT", "TN", "TT"}) {
+    for (bool scratch : {false, true}) {
+      run_team_gemm<double>(
+          {40, 7, 13, 5, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 1.5, 0.0, seed++},
+          scratch);
+      run_team_gemm<float>(
+          {9, 33, 18, 24, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, -1.0, 0.25, seed++},
+          scratch);
+    }
+  }
+}
+
+// ---- the plan, without launching ----------------------------------------------------------------
+// The small path switches off just past the table's extents, and spreads a batch over the device's
+// team slots before stacking matrices in a team; the tiles path takes the packet entry only where
+// every matrix stages in packets.
+TEST(GemmBatchedPlan, PathsAtTheirEdges) {
+  using Strided = detail::StridedBatch<const double>;
+  const int e = SmallCfg::max_extent;
+  static std::vector<double> buf(64);
+  const auto batch = [&](std::int64_t count, std::int64_t r, std::int64_t c, std::int64_t pad = 0) {
+    return Strided{buf.data(), count, r, c, 1, r, r * c + pad};
+  };
+  const auto plan = [&](std::int64_t count, std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t cu,
+                        std::int64_t pad = 0) {
+    return detail::plan_gemm_batched<Exec, double>(batch(count, m, k, pad), batch(count, k, n, pad), cu, 4);
+  };
+  EXPECT_EQ(plan(1000, e, e, e, 100).path, detail::BatchedPath::small);
+  EXPECT_EQ(plan(1000, e + 1, e, e, 100).path, detail::BatchedPath::tiles);
+  EXPECT_EQ(plan(1000, e, e, e + 1, 100).path, detail::BatchedPath::tiles);
+  EXPECT_EQ(plan(2, 4096, 4096, 64, 100).path, detail::BatchedPath::tiles);
+  // A batch stride that leaves matrix 1 misaligned keeps every matrix off the packet entry.
+  using L = detail::GemmBatchedEntriesOf<Exec, double>;
+  const int aligned = plan(8, 64, 64, 64, 100).entry, odd = plan(8, 64, 64, 64, 100, 1).entry;
+  EXPECT_EQ(L::params(odd).needs_packets, false);
+  if (L::params(aligned).needs_packets) EXPECT_NE(aligned, odd);
+  // Matrices per team: one each while the batch is below the team slots, more beyond, capped by the
+  // scratch budget and the table's max_per_team.
+  const std::int64_t small_slots = 100 * SmallCfg::min_blocks;
+  EXPECT_EQ(plan(small_slots, 4, 4, 4, 100).per_team, 1);
+  EXPECT_EQ(plan(3 * small_slots + 1, 4, 4, 4, 100).per_team, 3);
+  const int cap = plan(1000000000, e, e, e, 100).per_team;
+  EXPECT_GE(cap, 1);
+  EXPECT_LE(cap, SmallCfg::max_per_team);
+  EXPECT_LE(cap * detail::small_matrix_elems(e, e, e) * std::int64_t(sizeof(double)),
+            std::int64_t(SmallCfg::scratch_bytes));
+}
+
+}  // namespace
+}  // namespace ridgeline::test
