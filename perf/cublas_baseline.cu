@@ -16,6 +16,10 @@
 // 16-bit, y float, FP32 compute: cuBLAS's own mixed-precision GEMV), CUBLAS_DEFAULT_MATH.
 // tf32 GEMM: cublasGemmEx, A, B and C CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT,
 // CUBLAS_DEFAULT_MATH; a tf32 GEMV is cublasSgemv in CUBLAS_DEFAULT_MATH (TF32 does not apply).
+// Batched GEMM (a shape's batch=N): cublasSgemmStridedBatched / cublasDgemmStridedBatched over the
+// matrices stored one after another (stride rows x cols), math modes as for single products; fp32 and
+// fp64 only, other dtypes are skipped with a message. The result signature covers the matrices
+// ridgeline-perf checks (check_matrices: the first, a middle one and the last), every element of each.
 // The config column names the call and its types; the math column the math mode.
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
@@ -182,16 +186,17 @@ void fill(T* p, std::size_t n, std::uint64_t seed, int bits = 0) {
   CUDA_CHECK(cudaGetLastError());
 }
 
-// acc[0] += sum out_i^2, acc[1] += sum w_i out_i (double, as in ridgeline-perf's reduction).
+// acc[0] += sum out_i^2, acc[1] += sum w_(first + i) out_i (double, as in ridgeline-perf's reduction):
+// p is element `first` of the whole output on.
 template <class T>
-__global__ void signature_kernel(const T* p, std::size_t n, double* acc) {
+__global__ void signature_kernel(const T* p, std::size_t n, std::size_t first, double* acc) {
   __shared__ double s_sq[256], s_pr[256];
   double sq = 0, pr = 0;
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const double v = double(p[i]);
     sq += v * v;
-    pr += probe_weight(i) * v;
+    pr += probe_weight(first + i) * v;
   }
   s_sq[threadIdx.x] = sq;
   s_pr[threadIdx.x] = pr;
@@ -209,11 +214,17 @@ __global__ void signature_kernel(const T* p, std::size_t n, double* acc) {
   }
 }
 
+// The signature of the check run's output over check_matrices(s) (the whole output for a single
+// product), each `per` elements long.
 template <class T>
-void signature(const T* p, std::size_t n, double* d_acc, double& norm, double& probe) {
+void signature(const T* p, const ShapeSpec& s, double* d_acc, double& norm, double& probe) {
+  const std::size_t per = std::size_t(s.matrix_out_elems());
   CUDA_CHECK(cudaMemset(d_acc, 0, 2 * sizeof(double)));
-  signature_kernel<T><<<512, 256>>>(p, n, d_acc);
-  CUDA_CHECK(cudaGetLastError());
+  for (const std::int64_t g : check_matrices(s)) {
+    const std::size_t first = std::size_t(g) * per;
+    signature_kernel<T><<<512, 256>>>(p + first, per, first, d_acc);
+    CUDA_CHECK(cudaGetLastError());
+  }
   double h[2];
   CUDA_CHECK(cudaMemcpy(h, d_acc, sizeof h, cudaMemcpyDeviceToHost));
   norm = std::sqrt(h[0]);
@@ -250,6 +261,22 @@ void gemv_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const f
 void gemv_call(cublasHandle_t h, const ShapeSpec& s, const double* alpha, const double* A, const double* x,
                const double* beta, double* y) {
   CUBLAS_CHECK(cublasDgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
+}
+
+// A batch: A, B and C each hold their matrices one after another, rows x cols as stored apart.
+void gemm_batched_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const float* A,
+                       const float* B, const float* beta, float* C) {
+  CUBLAS_CHECK(cublasSgemmStridedBatched(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n),
+                                         int(s.k), alpha, A, int(s.a_rows()), s.a_rows() * s.a_cols(), B,
+                                         int(s.b_rows()), s.b_rows() * s.b_cols(), beta, C, int(s.m),
+                                         s.m * s.n, int(s.batch)));
+}
+void gemm_batched_call(cublasHandle_t h, const ShapeSpec& s, const double* alpha, const double* A,
+                       const double* B, const double* beta, double* C) {
+  CUBLAS_CHECK(cublasDgemmStridedBatched(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n),
+                                         int(s.k), alpha, A, int(s.a_rows()), s.a_rows() * s.a_cols(), B,
+                                         int(s.b_rows()), s.b_rows() * s.b_cols(), beta, C, int(s.m),
+                                         s.m * s.n, int(s.batch)));
 }
 
 // 16-bit inputs, float outputs, FP32 compute (fp16, bf16).
@@ -292,6 +319,12 @@ void gemm_tf32_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, co
 // What each row calls, for the config column and the README.
 std::string call_name(const ShapeSpec& s) {
   const bool gemm = s.op == Op::gemm;
+  if (s.batch > 1) {
+    const std::string batch = "(matrices rows x cols apart)";
+    if (s.precision == Precision::fp32) return "cublasSgemmStridedBatched" + batch;
+    if (s.precision == Precision::fp64) return "cublasDgemmStridedBatched" + batch;
+    return "-";
+  }
   switch (s.precision) {
     case Precision::fp32:
       return gemm ? "cublasSgemm" : "cublasSgemv";
@@ -327,8 +360,10 @@ template <class In, class Out = In>
 std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Options& opt,
                                   double rotate_bytes, const std::string& config, double* d_acc) {
   const bool gemm = s.op == Op::gemm;
-  const std::size_t na = std::size_t(s.a_rows() * s.a_cols());
-  const std::size_t nb = gemm ? std::size_t(s.b_rows() * s.b_cols()) : std::size_t(s.x_len());
+  const bool batched = s.batch > 1;
+  // Whole tensors: a batch's matrices one after another, in the storage order ridgeline-perf fills.
+  const std::size_t na = std::size_t(s.a_rows() * s.a_cols() * s.batch);
+  const std::size_t nb = gemm ? std::size_t(s.b_rows() * s.b_cols() * s.batch) : std::size_t(s.x_len());
   const std::size_t nc = std::size_t(s.out_elems());
   const double set_bytes = double(na + nb) * sizeof(In) + double(nc) * sizeof(Out);
   const int n_sets = case_footprint(s, rotate_bytes, opt.max_buffer_sets).sets;
@@ -351,6 +386,12 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
   const Out alpha = Out(opt.alpha), beta = Out(opt.beta);
   const bool tf32 = s.precision == Precision::tf32;
   auto call = [&](const In* a, const In* b, Out* c) {
+    if constexpr (std::is_same<In, Out>::value) {
+      if (batched) {  // fp32 and fp64 (main skips the other dtypes)
+        gemm_batched_call(h, s, &alpha, a, b, &beta, c);
+        return;
+      }
+    }
     if constexpr (std::is_same<In, float>::value) {
       if (gemm && tf32) {
         gemm_tf32_call(h, s, &alpha, a, b, &beta, c);
@@ -392,7 +433,7 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
     fill(out, nc, tensor_seed(opt.seed, Tensor::check_out, 0));
     call(sets[0].a, sets[0].b, out);
     CUDA_CHECK(cudaDeviceSynchronize());
-    signature(out, nc, d_acc, r.out_norm, r.out_probe);
+    signature(out, s, d_acc, r.out_norm, r.out_probe);
 
     int next = 0;
     auto batch = [&](int calls) {
@@ -504,6 +545,15 @@ int main(int argc, char** argv) {
   std::vector<PerfRecord> rows;
   for (const auto& s : shapes) {
     std::vector<PerfRecord> r;
+    if (s.batch > 1 && s.precision != Precision::fp32 && s.precision != Precision::fp64) {
+      std::printf("%-34s skipped: the strided-batched baseline covers fp32 and fp64 only\n",
+                  spec_string(s).c_str());
+      continue;
+    }
+    if (s.batch > 2147483647LL) {
+      std::printf("%-34s skipped: cuBLAS takes an int batch count\n", spec_string(s).c_str());
+      continue;
+    }
     switch (s.precision) {
       case Precision::fp32:
       case Precision::tf32:

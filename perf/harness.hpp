@@ -57,6 +57,10 @@ template <class Scalar>
 using Matrix = Kokkos::View<Scalar**, Kokkos::LayoutLeft, MemSpace>;
 template <class Scalar>
 using Vector = Kokkos::View<Scalar*, Kokkos::LayoutLeft, MemSpace>;
+// A strided batch, cuBLAS's layout: matrix g is (:, :, g), column-major, the matrices one after another
+// (ridgeline::gemm_batched with BatchLayout::right).
+template <class Scalar>
+using Batch = Kokkos::View<Scalar***, Kokkos::LayoutLeft, MemSpace>;
 
 // Fills a freshly allocated (hence contiguous) view with the counter-based inputs. Index order is
 // column-major storage order, which is what cublas_baseline.cu uses too. bits > 0 draws values with
@@ -131,37 +135,54 @@ struct ResultSignature {
   double diff_norm = NAN;  // ||out - ref||_F; NaN when no reference was given
 };
 
+// Sums of squares and the probe, before the square roots: the pieces several ranges add up.
+struct SignatureSums {
+  double sq = 0, probe = 0, diff_sq = 0;
+};
+
+// out's elements are elements first_index, first_index + 1, ... of the whole output: the probe weighs
+// them by that index, so a range of a batch contributes what it does to the whole batch's probe.
 template <class ViewType>
-ResultSignature result_signature(const ViewType& out, const ViewType& ref) {
+SignatureSums signature_sums(const ViewType& out, const ViewType& ref, std::int64_t first_index = 0) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const auto* p = out.data();
   const std::int64_t n = std::int64_t(out.size());
-  ResultSignature s;
-  double sq = 0, probe = 0;
+  SignatureSums s;
   Kokkos::parallel_reduce(
       "ridgeline_perf::norm", Policy(0, n),
-      KOKKOS_LAMBDA(const std::int64_t i, double& acc) { acc += double(p[i]) * double(p[i]); }, sq);
+      KOKKOS_LAMBDA(const std::int64_t i, double& acc) { acc += double(p[i]) * double(p[i]); }, s.sq);
   Kokkos::parallel_reduce(
       "ridgeline_perf::probe", Policy(0, n),
       KOKKOS_LAMBDA(const std::int64_t i, double& acc) {
-        acc += probe_weight(std::uint64_t(i)) * double(p[i]);
+        acc += probe_weight(std::uint64_t(first_index + i)) * double(p[i]);
       },
-      probe);
-  s.norm = std::sqrt(sq);
-  s.probe = probe;
+      s.probe);
   if (ref.data() != nullptr) {
     const auto* q = ref.data();
-    double d = 0;
     Kokkos::parallel_reduce(
         "ridgeline_perf::diff", Policy(0, n),
         KOKKOS_LAMBDA(const std::int64_t i, double& acc) {
           const double e = double(p[i]) - double(q[i]);
           acc += e * e;
         },
-        d);
-    s.diff_norm = std::sqrt(d);
+        s.diff_sq);
+  } else {
+    s.diff_sq = NAN;
   }
   return s;
+}
+
+inline ResultSignature signature_of(const SignatureSums& s) {
+  ResultSignature r;
+  r.norm = std::sqrt(s.sq);
+  r.probe = s.probe;
+  r.diff_norm = std::sqrt(s.diff_sq);  // NaN when no reference was given
+  return r;
+}
+
+template <class ViewType>
+ResultSignature result_signature(const ViewType& out, const ViewType& ref) {
+  return signature_of(signature_sums(out, ref));
 }
 
 struct Timing {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Join ridgeline-perf's CSV with cublas_baseline's CSV from the same GPU run.
 
-Rows are matched by (op, trans, shape, dtype). For every Ridgeline row the merged table gives
+Rows are matched by (op, trans, shape, dtype); a strided batch's shape carries its count
+("32x32x32:batch=30000"), so it never joins the single product of its extents. For every Ridgeline row the merged table gives
 Ridgeline / cuBLAS and Ridgeline / Kokkos Kernels as GFLOP/s ratios (> 1: Ridgeline is faster), and
 checks Ridgeline's result against cuBLAS's through the norm and +-1 probe both programs record for
 their check run on identical inputs. Writes <prefix>.csv, <prefix>.json and <prefix>.md.
@@ -191,13 +192,14 @@ def main(argv=None):
               f"Kokkos: {r0.get('kokkos', '?')}")
     md.append(f"- ridgeline-perf: `{r0.get('command', '')}`")
     md.append(f"- cublas_baseline: `{meta['cublas'].get('command', '')}` ({meta['cublas'].get('date_utc', '?')})")
-    md.append("- time = median per call (ms); GFLOP/s = 2MNK or 2MN / time; ratios = Ridgeline GFLOP/s / "
+    md.append("- time = median per call (ms); GFLOP/s = 2MNK (x batch) or 2MN / time; ratios = Ridgeline GFLOP/s / "
               "baseline GFLOP/s (>1: Ridgeline faster); eff = measured / roofline-attainable (FP vector peak; the matrix-unit peak for Ridgeline's tensor-core entries)")
     md.append("- % peak = GEMM GFLOP/s over the dtype's datasheet peak, GEMV GB/s over the datasheet DRAM bandwidth; "
               "BW÷copy = GEMV GB/s over the copy bandwidth measured in the same ridgeline-perf run "
               f"({fmt(merged[0]['copy_gbs'] if merged else math.nan, '.1f')} GB/s); both as Ridgeline / cuBLAS")
     md.append("- check in-run: Ridgeline against Kokkos Kernels (fp32, fp64) or the fp64 reference kernel "
-              "(fp16, bf16); n/a: no Ridgeline path in this build")
+              "(fp16, bf16; batches: on their first, middle and last matrices); n/a: no Ridgeline path in this "
+              "build")
     md.append("")
     md.append("| op | trans | shape | dtype | Ridgeline ms | Ridgeline GFLOP/s | GB/s | cuBLAS GFLOP/s | "
               "÷cuBLAS | cuBLAS dflt GFLOP/s | ÷cuBLAS dflt | KK GFLOP/s | ÷KK | bound | eff | "

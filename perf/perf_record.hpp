@@ -183,7 +183,7 @@ inline void write_csv_row(std::ostream& out, const PerfRecord& r, const RunInfo&
                                       csv_num(r.peak_fraction),
                                       csv_num(r.copy_gbs),
                                       csv_num(r.bw_fraction),
-                                      r.check_ref,
+                                      csv_quote(r.check_ref),
                                       csv_num(r.rel_err),
                                       csv_num(r.tol),
                                       r.check,
@@ -203,10 +203,12 @@ inline void write_csv_row(std::ostream& out, const PerfRecord& r, const RunInfo&
 // mixed-width (16-bit in, float out) rows everywhere: every input read once, the output written once
 // and read once more when beta != 0. The roofline module's gemm_ideal/gemv_ideal is the authority
 // inside ridgeline-perf for rows of one element type; for those the two agree (square GEMV included).
+// A batch moves each of its matrices once: batch times one product's bytes.
 inline double ideal_bytes(const ShapeSpec& s, bool beta_nonzero) {
   const double ei = s.in_bytes(), eo = s.out_bytes();
   if (s.op == Op::gemm)
-    return ei * (double(s.m) * s.k + double(s.k) * s.n) + eo * double(s.m) * s.n * (beta_nonzero ? 2 : 1);
+    return double(s.batch) *
+           (ei * (double(s.m) * s.k + double(s.k) * s.n) + eo * double(s.m) * s.n * (beta_nonzero ? 2 : 1));
   return ei * (double(s.m) * s.n + double(s.x_len())) + eo * double(s.y_len()) * (beta_nonzero ? 2 : 1);
 }
 

@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -39,20 +40,28 @@ nlohmann::json num_or_null(double v) {
   return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json();
 }
 
+// The shape column: 20 wide as it always was, wider where a batch's "MxNxK:batch=B" needs it.
+std::size_t shape_width(const std::vector<PerfRecord>& rows) {
+  std::size_t w = 20;
+  for (const auto& r : rows) w = std::max(w, shape_string(r.shape).size() + 1);
+  return w;
+}
+
 }  // namespace
 
 void print_results_table(std::ostream& out, const std::vector<PerfRecord>& rows, const std::string& vendor) {
-  out << "Results: time = median per call over the timed samples (ms); GFLOP/s = 2MNK or 2MN / time "
-         "(1e9 FLOP/s);\n"
+  const std::size_t sw = shape_width(rows);
+  out << "Results: time = median per call over the timed samples (ms); GFLOP/s = 2MNK (x batch) or 2MN / "
+         "time (1e9 FLOP/s);\n"
       << "GB/s = ideal-model bytes / time (1e9 B/s); x" << vendor << " and xKK = GFLOP/s ratio to " << vendor
       << " and Kokkos Kernels (>1 is faster);\n"
       << "eff = measured / roofline-attainable; check = rel. Frobenius error vs the reference impl.\n";
-  out << pad("op", 5, true) << pad("tr", 3, true) << pad("shape", 20, true) << pad("dtype", 6, true)
+  out << pad("op", 5, true) << pad("tr", 3, true) << pad("shape", sw, true) << pad("dtype", 6, true)
       << pad("impl", 16, true) << pad("time(ms)", 11) << pad("GFLOP/s", 10) << pad("GB/s", 9)
       << pad("x" + vendor, 11) << pad("xKK", 7) << pad("eff", 7) << pad("rel_err", 10) << "  check\n";
   for (const auto& r : rows) {
     out << pad(op_name(r.shape.op), 5, true) << pad(r.shape.trans, 3, true)
-        << pad(shape_string(r.shape), 20, true) << pad(precision_name(r.shape.precision), 6, true)
+        << pad(shape_string(r.shape), sw, true) << pad(precision_name(r.shape.precision), 6, true)
         << pad(impl_label(r), 16, true) << pad(fmt(r.median_ms, "%.4f"), 11) << pad(fmt(r.gflops, "%.1f"), 10)
         << pad(fmt(r.gbs, "%.1f"), 9) << pad(fmt(r.ratio_vendor, "%.3f"), 11)
         << pad(fmt(r.ratio_kk, "%.3f"), 7) << pad(fmt(r.efficiency * 100, "%.1f%%"), 7)
@@ -61,6 +70,7 @@ void print_results_table(std::ostream& out, const std::vector<PerfRecord>& rows,
 }
 
 void print_roofline_ledger(std::ostream& out, const std::vector<PerfRecord>& rows) {
+  const std::size_t sw = shape_width(rows);
   out << "Roofline ledger: I = ideal-model intensity (FLOP/B); attainable = min(peak, I x DRAM BW) "
          "(GFLOP/s);\n"
       << "ridge = peak / DRAM BW (FLOP/B); eff = measured / attainable; tile I = intensity of the "
@@ -68,13 +78,13 @@ void print_roofline_ledger(std::ostream& out, const std::vector<PerfRecord>& row
          "the datasheet peak\n(GEMM: the dtype's FLOP/s on its fastest unit; GEMV: DRAM bandwidth);\nBW/copy "
          "= GB/s / the copy bandwidth measured in this run (GEMV "
          "rows).\n";
-  out << pad("op", 5, true) << pad("tr", 3, true) << pad("shape", 20, true) << pad("dtype", 6, true)
+  out << pad("op", 5, true) << pad("tr", 3, true) << pad("shape", sw, true) << pad("dtype", 6, true)
       << pad("impl", 16, true) << pad("I", 9) << pad("attain", 10) << pad("ridge", 8) << pad("bound", 9)
       << pad("measured", 10) << pad("eff", 8) << pad("tile I", 9) << pad("%peak", 8) << pad("BW/copy", 8)
       << "  config\n";
   for (const auto& r : rows) {
     out << pad(op_name(r.shape.op), 5, true) << pad(r.shape.trans, 3, true)
-        << pad(shape_string(r.shape), 20, true) << pad(precision_name(r.shape.precision), 6, true)
+        << pad(shape_string(r.shape), sw, true) << pad(precision_name(r.shape.precision), 6, true)
         << pad(impl_label(r), 16, true) << pad(fmt(r.intensity, "%.2f"), 9)
         << pad(fmt(r.attainable_gflops, "%.1f"), 10) << pad(fmt(r.ridge, "%.2f"), 8)
         << pad(r.bound.empty() ? "-" : r.bound, 9) << pad(fmt(r.gflops, "%.1f"), 10)
@@ -102,7 +112,8 @@ void write_json_file(const std::string& path, const std::vector<PerfRecord>& row
   meta["backend"] = info.backend;
   meta["kokkos"] = info.kokkos;
   meta["units"] = {{"median_ms", "milliseconds per call"},
-                   {"gflops", "1e9 FLOP/s, FLOP = 2MNK (GEMM) or 2MN (GEMV)"},
+                   {"gflops", "1e9 FLOP/s, FLOP = 2MNK (GEMM; times batch for a batch) or 2MN (GEMV)"},
+                   {"batch", "matrices of a batched GEMM (shape MxNxK:batch=B); 1 for a single product"},
                    {"gbs", "1e9 bytes/s of the ideal traffic model"},
                    {"intensity_flop_per_byte", "FLOP per byte, ideal traffic model"},
                    {"ratio_vendor", "GFLOP/s over the vendor baseline's, same run"},
@@ -121,6 +132,7 @@ void write_json_file(const std::string& path, const std::vector<PerfRecord>& row
                         {"m", s.m},
                         {"n", s.n},
                         {"k", s.k},
+                        {"batch", s.batch},
                         {"dtype", precision_name(s.precision)},
                         {"impl", r.impl},
                         {"math", r.math},

@@ -1,6 +1,7 @@
 // ridgeline-perf: runs GEMM/GEMV shapes through Ridgeline, Kokkos Kernels' native kernels and, on
 // host builds, OpenBLAS, on the same random inputs in one process; prints the results table and the
-// roofline ledger and writes CSV/JSON/SVG. See perf/README.md.
+// roofline ledger and writes CSV/JSON/SVG. Strided batches of GEMMs run gemm_batched against
+// KokkosBatched's team GEMM and a per-matrix OpenBLAS loop. See perf/README.md.
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <nlohmann/json.hpp>
@@ -27,6 +28,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -99,6 +101,8 @@ struct Operands {
   Matrix<Out> c;
   Vector<In> x;  // GEMV (uses a too)
   Vector<Out> y;
+  Batch<In> a3, b3;  // batched GEMM (shape.batch > 1), instead of a, b and c
+  Batch<Out> c3;
 };
 
 template <class In, class Out = In>
@@ -106,6 +110,7 @@ struct Impl {
   std::string name;
   std::string config;
   std::function<void(const Operands<In, Out>&)> call;
+  std::string skipped;  // why this baseline cannot run the shape; the row says so and is not timed
 };
 
 template <class Scalar>
@@ -113,6 +118,7 @@ using FlatView = Kokkos::View<Scalar*, MemSpace, Kokkos::MemoryTraits<Kokkos::Un
 
 template <class In, class Out>
 FlatView<Out> output_of(const ShapeSpec& s, const Operands<In, Out>& o) {
+  if (s.batch > 1) return FlatView<Out>(o.c3.data(), o.c3.size());
   return s.op == Op::gemm ? FlatView<Out>(o.c.data(), o.c.size()) : FlatView<Out>(o.y.data(), o.y.size());
 }
 
@@ -157,8 +163,103 @@ ridgeline::Math math_of(const ShapeSpec& s) {
   return s.precision == Precision::tf32 ? ridgeline::Math::allow_tf32 : ridgeline::Math::exact;
 }
 
+// A batch (shape.batch > 1): Ridgeline's gemm_batched on the batch-last rank-3 Views, against
+// KokkosBatched's team GEMM and, on host builds, one OpenBLAS call per matrix in an OpenMP loop.
+template <class In, class Out>
+std::vector<Impl<In, Out>> make_batched_impls(const ShapeSpec& s, const Context& ctx) {
+  using Scalar = AccOf<In>;
+  const std::string tra(1, s.trans_a()), trb(1, s.trans_b());
+  const Scalar alpha = Scalar(ctx.opt.alpha), beta = Scalar(ctx.opt.beta);
+  const ExecSpace exec = ctx.exec;
+  const std::int64_t count = s.batch;
+  std::vector<Impl<In, Out>> impls;
+
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+  if (wanted(ctx.opt, impl_openblas)) {
+    Impl<In, Out> im;
+    im.name = impl_openblas;
+    if constexpr (single_type_v<In, Out>) {
+      // The cores share the batch, one matrix per call: a small matrix gives OpenBLAS's own threads
+      // nothing to split, so each call runs on the thread that makes it.
+      const int threads = ExecSpace().concurrency();
+      im.config = std::string("cblas_") + (sizeof(In) == 4 ? "s" : "d") +
+                  "gemm per matrix, single-threaded (openblas_set_num_threads(1)), omp parallel for over the "
+                  "batch on " +
+                  std::to_string(threads) + " threads; " + openblas_get_config() + " core " +
+                  openblas_get_corename();
+      if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
+        im.config +=
+            std::string(" (OPENBLAS_CORETYPE set by ridgeline-perf; the library picked ") + picked + ")";
+      const CBLAS_TRANSPOSE cta = tra == "N" ? CblasNoTrans : CblasTrans;
+      const CBLAS_TRANSPOSE ctb = trb == "N" ? CblasNoTrans : CblasTrans;
+      im.call = [=](const Operands<In, Out>& o) {
+        const int m = int(s.m), n = int(s.n), k = int(s.k);
+        const int lda = int(o.a3.extent(0)), ldb = int(o.b3.extent(0)), ldc = int(o.c3.extent(0));
+        const std::int64_t sa = std::int64_t(o.a3.stride_2()), sb = std::int64_t(o.b3.stride_2()),
+                           sc = std::int64_t(o.c3.stride_2());
+        const In* a = o.a3.data();
+        const In* b = o.b3.data();
+        Out* c = o.c3.data();
+        const int before = openblas_get_num_threads();
+        openblas_set_num_threads(1);
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads)
+#endif
+        for (std::int64_t g = 0; g < count; ++g) {
+          if constexpr (sizeof(In) == 4)
+            cblas_sgemm(CblasColMajor, cta, ctb, m, n, k, alpha, a + g * sa, lda, b + g * sb, ldb, beta,
+                        c + g * sc, ldc);
+          else
+            cblas_dgemm(CblasColMajor, cta, ctb, m, n, k, alpha, a + g * sa, lda, b + g * sb, ldb, beta,
+                        c + g * sc, ldc);
+        }
+        openblas_set_num_threads(before);
+      };
+    } else {
+      im.skipped = "OpenBLAS has no 16-bit-in, float-out GEMM";
+    }
+    impls.push_back(im);
+  }
+#endif
+
+  Impl<In, Out> kk;
+  kk.name = impl_kk;
+  if constexpr (single_type_v<In, Out>) {
+    if (count > std::int64_t(INT_MAX)) {
+      kk.skipped = "one team per matrix: a league of more than INT_MAX teams";
+    } else if (wanted(ctx.opt, impl_kk)) {
+      const int team = kokkos_kernels_gemm_batched_team_size<In>(tra.c_str(), trb.c_str(), s.m, s.n, count);
+      const bool on_host = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+      kk.config =
+          kokkos_kernels_gemm_batched_routine(tra.c_str(), trb.c_str()) + " on (:, :, g) subviews, " +
+          "TeamPolicy of " + std::to_string(count) + " teams x " + std::to_string(team) +
+          (on_host ? " (Kokkos::AUTO)" : " (min(max(m n, 4), team_size_max), KokkosBatched's perf test)");
+      kk.call = [=](const Operands<In, Out>& o) {
+        kokkos_kernels_gemm_batched(tra.c_str(), trb.c_str(), alpha, o.a3, o.b3, beta, o.c3, team);
+      };
+    }
+  } else {
+    kk.skipped = "KokkosBatched::TeamGemm takes A, B and C of one element type (no 16-bit in, float out)";
+  }
+  const bool run_kk = wanted(ctx.opt, impl_kk);
+
+  Impl<In, Out> rl;
+  rl.name = impl_ridgeline;
+  // The config column is filled in run_shape, from gemm_batched_config on the operands.
+  rl.call = [=](const Operands<In, Out>& o) {
+    ridgeline::gemm_batched(exec, tra.c_str(), trb.c_str(), alpha, o.a3, o.b3, beta, o.c3,
+                            ridgeline::BatchLayout::right);
+  };
+
+  if (!have_openblas && run_kk) impls.push_back(kk);
+  if (wanted(ctx.opt, impl_ridgeline)) impls.push_back(rl);
+  if (have_openblas && run_kk) impls.push_back(kk);
+  return impls;
+}
+
 template <class In, class Out>
 std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
+  if (s.batch > 1) return make_batched_impls<In, Out>(s, ctx);
   using Scalar = AccOf<In>;
   const char ta[2] = {s.trans_a(), 0};
   const char tb[2] = {s.trans_b(), 0};
@@ -248,6 +349,18 @@ Operands<In, Out> make_operands(const ShapeSpec& s, std::uint64_t seed, int set)
   Operands<In, Out> o;
   const std::string tag = std::to_string(set);
   const int bits = input_bits(s.precision);  // A, B, x in the input format; C, y full width
+  if (s.batch > 1) {
+    // Storage order is (i, j, g) column-major, the index order of cublas_baseline's contiguous buffers.
+    o.a3 = Batch<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "A" + tag), s.a_rows(), s.a_cols(),
+                     s.batch);
+    o.b3 = Batch<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "B" + tag), s.b_rows(), s.b_cols(),
+                     s.batch);
+    o.c3 = Batch<Out>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "C" + tag), s.m, s.n, s.batch);
+    fill_inputs(o.a3, tensor_seed(seed, Tensor::a, set), bits);
+    fill_inputs(o.b3, tensor_seed(seed, Tensor::b, set), bits);
+    fill_inputs(o.c3, tensor_seed(seed, Tensor::c, set));
+    return o;
+  }
   o.a = Matrix<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "A" + tag), s.a_rows(), s.a_cols());
   fill_inputs(o.a, tensor_seed(seed, Tensor::a, set), bits);
   if (s.op == Op::gemm) {
@@ -264,22 +377,44 @@ Operands<In, Out> make_operands(const ShapeSpec& s, std::uint64_t seed, int set)
   return o;
 }
 
-// reference_product on the check run's operands: out (filled like the impls' output) becomes
-// alpha op(A) op(B) + beta out, accumulated in double.
+// reference_product on one product of the check run: out (filled like the impls' output) becomes
+// alpha op(A) op(B) + beta out, accumulated in double. a and b (x) point at the product's matrices,
+// column-major with leading dimensions lda and ldb (ldb unused for a GEMV).
 template <class In, class Out>
-void run_reference(const ShapeSpec& s, const Operands<In, Out>& o, double alpha, double beta, Out* out) {
-  const std::int64_t lda = std::int64_t(o.a.extent(0));
+void run_reference(const ShapeSpec& s, const In* a, std::int64_t lda, const In* b, std::int64_t ldb,
+                   double alpha, double beta, Out* out) {
   // op(A)(i, p): A(i, p) = a[i + p lda] for "N", A(p, i) = a[p + i lda] for "T".
   const std::int64_t a_i = s.trans_a() == 'N' ? 1 : lda, a_p = s.trans_a() == 'N' ? lda : 1;
   if (s.op == Op::gemm) {
-    const std::int64_t ldb = std::int64_t(o.b.extent(0));
     // op(B)(p, j): B(p, j) = b[p + j ldb] for "N", B(j, p) = b[j + p ldb] for "T".
     const std::int64_t b_p = s.trans_b() == 'N' ? 1 : ldb, b_j = s.trans_b() == 'N' ? ldb : 1;
-    reference_product(s.m, s.n, s.k, o.a.data(), a_i, a_p, o.b.data(), b_p, b_j, alpha, beta, out);
+    reference_product(s.m, s.n, s.k, a, a_i, a_p, b, b_p, b_j, alpha, beta, out);
   } else {
-    reference_product(s.y_len(), std::int64_t(1), s.x_len(), o.a.data(), a_i, a_p, o.x.data(),
-                      std::int64_t(1), std::int64_t(0), alpha, beta, out);
+    reference_product(s.y_len(), std::int64_t(1), s.x_len(), a, a_i, a_p, b, std::int64_t(1), std::int64_t(0),
+                      alpha, beta, out);
   }
+}
+
+// The signature of a batch's check run over check_matrices(s), every element of each: ref holds
+// their reference results one after another (or is empty). Probe weights are indexed over the whole
+// batch's output, as cublas_baseline's are, so the two programs' probes compare.
+template <class Out>
+ResultSignature checked_matrices_signature(const ShapeSpec& s, const FlatView<Out>& out,
+                                           const FlatView<Out>& ref) {
+  const std::int64_t per = s.matrix_out_elems();
+  const auto matrices = check_matrices(s);
+  SignatureSums total;
+  for (std::size_t j = 0; j < matrices.size(); ++j) {
+    const std::int64_t first = matrices[j] * per;
+    const FlatView<Out> part(out.data() + first, std::size_t(per));
+    const FlatView<Out> ref_part =
+        ref.data() ? FlatView<Out>(ref.data() + std::int64_t(j) * per, std::size_t(per)) : FlatView<Out>();
+    const SignatureSums p = signature_sums(part, ref_part, first);
+    total.sq += p.sq;
+    total.probe += p.probe;
+    total.diff_sq += p.diff_sq;
+  }
+  return signature_of(total);
 }
 
 constexpr const char* reference_name = "fp64 reference";
@@ -296,14 +431,28 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
 
   // The check run reads set 0's inputs and writes a separate output, refilled before every impl,
   // so beta != 0 sees the same C/y each time and the timed runs cannot disturb it.
+  // A batch's check writes the whole batch, and is judged on check_matrices(s): the reference holds
+  // only those.
   Operands<In, Out> check = sets[0];
+  const bool batched = s.batch > 1;
+  const auto checked = check_matrices(s);
+  const std::int64_t per_matrix = s.matrix_out_elems();
   Vector<Out> out_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_out"), s.out_elems());
-  Vector<Out> ref_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_ref"), s.out_elems());
-  if (s.op == Op::gemm)
+  Vector<Out> ref_buf(Kokkos::view_alloc(Kokkos::WithoutInitializing, "check_ref"),
+                      batched ? per_matrix * std::int64_t(checked.size()) : s.out_elems());
+  if (batched)
+    check.c3 = Batch<Out>(out_buf.data(), s.m, s.n, s.batch);
+  else if (s.op == Op::gemm)
     check.c = Matrix<Out>(out_buf.data(), s.m, s.n);
   else
     check.y = Vector<Out>(out_buf.data(), s.y_len());
   const FlatView<Out> check_out = output_of(s, check);
+  const FlatView<Out> ref_flat(ref_buf.data(), ref_buf.extent(0));
+  // The check run's signature, against the reference (with_ref) or alone.
+  auto signature = [&](bool with_ref) {
+    return batched ? checked_matrices_signature(s, check_out, with_ref ? ref_flat : FlatView<Out>())
+                   : result_signature(check_out, with_ref ? ref_flat : FlatView<Out>());
+  };
 
   TimingOptions topt;
   topt.reps = ctx.opt.reps;
@@ -313,20 +462,60 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
   std::vector<PerfRecord> rows;
   std::string ref_name;
   double ref_norm = 0;
-  if constexpr (!single_type_v<In, Out>) {
+  if (batched) {
+    // Every implementation against reference_product, in double, on the checked matrices: they start
+    // from the check output's fill (beta != 0 reads it), copied before the reference overwrites them.
+    fill_inputs(check_out, tensor_seed(ctx.opt.seed, Tensor::check_out, 0));
+    Kokkos::fence();
+    const std::int64_t a_per = s.a_rows() * s.a_cols(), b_per = s.b_rows() * s.b_cols();
+    std::string which;
+    for (std::size_t j = 0; j < checked.size(); ++j) {
+      const std::int64_t g = checked[j], at = std::int64_t(j) * per_matrix;
+      Kokkos::deep_copy(Kokkos::subview(ref_buf, std::make_pair(at, at + per_matrix)),
+                        Kokkos::subview(out_buf, std::make_pair(g * per_matrix, (g + 1) * per_matrix)));
+      run_reference(s, check.a3.data() + g * a_per, s.a_rows(), check.b3.data() + g * b_per, s.b_rows(),
+                    ctx.opt.alpha, ctx.opt.beta, ref_buf.data() + at);
+      which += (j ? " " : "") + std::to_string(g);  // no commas: the name is a CSV field
+    }
+    Kokkos::fence();
+    ref_name = std::string(reference_name) + " (matrices " + which + ")";
+    ref_norm = result_signature(ref_flat, FlatView<Out>()).norm;
+  } else if constexpr (!single_type_v<In, Out>) {
     // No in-process library takes these inputs: the reference is reference_product, in double.
     fill_inputs(ref_buf, tensor_seed(ctx.opt.seed, Tensor::check_out, 0));
-    run_reference(s, check, ctx.opt.alpha, ctx.opt.beta, ref_buf.data());
+    if (s.op == Op::gemm)
+      run_reference(s, check.a.data(), std::int64_t(check.a.extent(0)), check.b.data(),
+                    std::int64_t(check.b.extent(0)), ctx.opt.alpha, ctx.opt.beta, ref_buf.data());
+    else
+      run_reference(s, check.a.data(), std::int64_t(check.a.extent(0)), check.x.data(), std::int64_t(1),
+                    ctx.opt.alpha, ctx.opt.beta, ref_buf.data());
     Kokkos::fence();
     ref_name = reference_name;
-    ref_norm = result_signature(FlatView<Out>(ref_buf.data(), ref_buf.extent(0)), FlatView<Out>()).norm;
+    ref_norm = result_signature(ref_flat, FlatView<Out>()).norm;
   }
   for (const auto& im : make_impls<In, Out>(s, ctx)) {
     PerfRecord r;
     r.shape = s;
     r.impl = im.name;
     r.config = im.config;
-    if (r.impl == impl_ridgeline && s.op == Op::gemm) {
+    r.alpha = ctx.opt.alpha;
+    r.beta = ctx.opt.beta;
+    if (!im.skipped.empty()) {
+      r.config = "skipped: " + im.skipped;
+      r.check = "skipped";
+      rows.push_back(r);
+      continue;
+    }
+    if (r.impl == impl_ridgeline && batched) {
+      // The path gemm_batched takes (small or tiles) depends on the extents, strides and device.
+      const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
+      const auto cfg = ridgeline::gemm_batched_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a3,
+                                                           check.b3, ridgeline::BatchLayout::right);
+      r.tile = cfg;
+      r.config = "gemm_batched " + tile_config_string(cfg);
+      if (s.precision == Precision::tf32) r.config += " (exact FP32: gemm_batched takes no Math)";
+    }
+    if (r.impl == impl_ridgeline && s.op == Op::gemm && !batched) {
       // Which table entry runs depends on the operands' strides and alignment.
       const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
       const auto cfg =
@@ -334,8 +523,6 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
       r.tile = cfg;
       r.config = tile_config_string(cfg);
     }
-    r.alpha = ctx.opt.alpha;
-    r.beta = ctx.opt.beta;
     r.buffer_sets = n_sets;
     r.rotate_bytes = set_bytes * n_sets;
     r.tol = check_tolerance(s);
@@ -347,14 +534,14 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
       if (ref_name.empty()) {
         Kokkos::deep_copy(ref_buf, Vector<Out>(check_out.data(), check_out.extent(0)));
         ref_name = im.name;
-        const auto sig = result_signature(check_out, FlatView<Out>());
+        const auto sig = signature(false);
         r.out_norm = sig.norm;
         r.out_probe = sig.probe;
         ref_norm = sig.norm;
         r.check = "ref";
         r.check_ref = im.name;
       } else {
-        const auto sig = result_signature(check_out, FlatView<Out>(ref_buf.data(), ref_buf.extent(0)));
+        const auto sig = signature(true);
         r.out_norm = sig.norm;
         r.out_probe = sig.probe;
         r.check_ref = ref_name;
@@ -401,7 +588,7 @@ ridgeline::DType dtype_of(Precision p) {
   return ridgeline::DType::fp32;
 }
 
-ridgeline::Unit unit_of(const PerfRecord& r) {
+ridgeline::Unit unit_of(const PerfRecord& r, const ridgeline::DeviceSpec& /*spec*/) {
   return r.impl == impl_ridgeline && r.tile && r.tile->matrix_unit ? ridgeline::Unit::matrix
                                                                    : ridgeline::Unit::vector;
 }
@@ -409,8 +596,8 @@ ridgeline::Unit unit_of(const PerfRecord& r) {
 // The roof a row is held to. Matrix-unit entries: the dtype's matrix peak (fp16/bf16 HMMA, DMMA).
 // Everything on the vector units: the dtype's vector peak, except for 16-bit inputs, which the
 // portable micro-kernel and the GEMV kernels widen to float and multiply-add in FP32.
-ridgeline::RoofSelection roof_of(const PerfRecord& r) {
-  const ridgeline::Unit unit = unit_of(r);
+ridgeline::RoofSelection roof_of(const PerfRecord& r, const ridgeline::DeviceSpec& spec) {
+  const ridgeline::Unit unit = unit_of(r, spec);
   const ridgeline::DType d = dtype_of(r.shape.precision);
   if (unit == ridgeline::Unit::vector && (d == ridgeline::DType::fp16 || d == ridgeline::DType::bf16))
     return {ridgeline::DType::fp32, unit};
@@ -441,10 +628,15 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
     const double seconds = r.median_ms * 1e-3;
     // One element type: the roofline module's model. 16-bit inputs with float outputs: the same model
     // with each tensor at its own width (perf_record.hpp ideal_bytes).
-    const ridgeline::roofline::Traffic traffic =
+    // A batch: batch times one product's flops and bytes, so its intensity is one matrix's.
+    ridgeline::roofline::Traffic traffic =
         s.narrow_inputs()  ? ridgeline::roofline::Traffic{s.flops(), ideal_bytes(s, beta_nonzero)}
         : s.op == Op::gemm ? ridgeline::roofline::gemm_ideal(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero)
                            : ridgeline::roofline::gemv_ideal(s.m, s.n, s.elem_bytes(), beta_nonzero);
+    if (!s.narrow_inputs()) {
+      traffic.flops *= double(s.batch);
+      traffic.bytes *= double(s.batch);
+    }
     r.gflops = s.flops() / seconds * 1e-9;
     r.gbs = traffic.bytes / seconds * 1e-9;
     r.peak_fraction = s.op == Op::gemm ? r.gflops / r.peak_gflops : r.gbs / r.peak_gbs;
@@ -452,14 +644,16 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
     try {
       // Ridgeline's tensor-core entries are held to the matrix unit's roof; everything else measured
       // here (Kokkos Kernels' native kernels, Ridgeline's SIMT entries, GEMV) runs on the vector units.
-      const ridgeline::RoofSelection roof = roof_of(r);
+      const ridgeline::RoofSelection roof = roof_of(r, ctx.spec);
       const auto p = ridgeline::roofline::evaluate(ctx.spec, roof.dtype, roof.unit, traffic, seconds);
       r.intensity = p.intensity;
       r.attainable_gflops = p.attainable_flops * 1e-9;
       r.ridge = p.ridge;
       r.efficiency = p.efficiency;
       r.bound = ridgeline::roofline::to_string(p.bound);
-      if (r.impl == impl_ridgeline && s.op == Op::gemm) {
+      // A batch has a tile model only where it runs a gemm per matrix (r.tile): per matrix, whose
+      // intensity is the batch's.
+      if (r.impl == impl_ridgeline && s.op == Op::gemm && (s.batch == 1 || r.tile)) {
         const ridgeline::TileConfig cfg =
             r.tile                           ? *r.tile
             : s.precision == Precision::fp64 ? default_tile_config<double>()
@@ -506,7 +700,7 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
     points.push_back(p);
     // The vector roof of the dtype is always drawn (fp32 for 16-bit and TF32 inputs, which the vector
     // units multiply-add in FP32); a matrix-unit row adds its own.
-    const ridgeline::RoofSelection roof = roof_of(r);
+    const ridgeline::RoofSelection roof = roof_of(r, ctx.spec);
     const bool widened = r.shape.precision != Precision::fp32 && r.shape.precision != Precision::fp64;
     add_roof({widened ? ridgeline::DType::fp32 : roof.dtype, ridgeline::Unit::vector});
     if (roof.unit == ridgeline::Unit::matrix) add_roof(roof);
@@ -544,8 +738,9 @@ int run(int argc, char** argv) {
   Options opt;
   CLI::App app{"ridgeline-perf: GEMM/GEMV through Ridgeline, Kokkos Kernels and the vendor BLAS"};
   app.add_option("--shapes", opt.shapes,
-                 "preset (quick-host, host-2048, h200, h200-half, cliffs, cliffs-host) or list like "
-                 "gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 fp64 fp16 bf16 tf32");
+                 "preset (quick-host, host-2048, h200, h200-half, cliffs, cliffs-host, batched, "
+                 "batched-host) or list like gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 "
+                 "fp64 fp16 bf16 tf32; a strided batch of GEMMs: gemm:NN:32x32x32:fp64:batch=30000");
   app.add_option("--impls", opt.impls, "implementations to run: ridgeline, kokkos-kernels, openblas")
       ->delimiter(',');
   app.add_option("--reps", opt.reps, "timed samples per case; the median is reported (>= 10)")

@@ -18,7 +18,8 @@
 # Exactly 8 files land in OUT_DIR: ridgeline_perf.{csv,json}, cublas.csv, merged.{csv,json,md},
 # summary.txt and logs.tar.gz (every log, the cuBLAS build log and the roofline plot files).
 #
-# Knobs (environment): SHAPES (default h200; h200-half for the fp16/bf16/tf32 rows), PERF_ARGS (extra ridgeline-perf/cublas arguments),
+# Knobs (environment): SHAPES (default h200; h200-half for the fp16/bf16/tf32 rows, batched for issue 14's
+# strided batches against cublas?gemmStridedBatched), PERF_ARGS (extra ridgeline-perf/cublas arguments),
 # CUDA_ARCH (default sm_90), SANITIZER_FILTER (gtest filter for the sanitizer runs, default '*'),
 # SANITIZER_STEP_S (the most seconds one sanitizer run may take, default 100; racecheck of the full
 # reduced test_gemm_cuda needs about 150, so a record with RIDGELINE_GPU_BUDGET_S near 570 passes 160),

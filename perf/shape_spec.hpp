@@ -28,11 +28,14 @@ enum class Precision { fp32, fp64, fp16, bf16, tf32 };
 // One measured case. GEMM: C(m x n) = alpha op(A)(m x k) op(B)(k x n) + beta C.
 // GEMV: A is m x n as stored; y = alpha op(A) x + beta y (k is unused and 0).
 // All matrices are column-major (LayoutLeft) with leading dimension = rows as stored.
+// A batched GEMM (batch > 1) is `batch` such products, uniform, each tensor's matrices stored one after
+// another (cuBLAS's strided-batched layout: the stride between matrices is rows x cols as stored).
 struct ShapeSpec {
   Op op = Op::gemm;
   std::string trans = "NN";  // "NN".."TT" for GEMM, "N"/"T" for GEMV
   std::int64_t m = 0, n = 0, k = 0;
   Precision precision = Precision::fp32;
+  std::int64_t batch = 1;  // matrices of a batched GEMM; 1 for a single product (and every GEMV)
 
   char trans_a() const { return trans[0]; }
   char trans_b() const { return trans.size() > 1 ? trans[1] : 'N'; }
@@ -57,13 +60,26 @@ struct ShapeSpec {
   std::int64_t y_len() const { return trans_a() == 'N' ? m : n; }
   // The length of each dot product: what rounding error grows with.
   std::int64_t reduction_len() const { return op == Op::gemm ? k : x_len(); }
-  // Elements of the output (C or y).
-  std::int64_t out_elems() const { return op == Op::gemm ? m * n : y_len(); }
+  // Elements of one output (C_g or y), and of the whole batch's.
+  std::int64_t matrix_out_elems() const { return op == Op::gemm ? m * n : y_len(); }
+  std::int64_t out_elems() const { return matrix_out_elems() * batch; }
 
+  // The whole batch's: a batch's intensity is one matrix's, since flops and bytes both scale with it.
   double flops() const {
-    return op == Op::gemm ? 2.0 * double(m) * double(n) * double(k) : 2.0 * double(m) * double(n);
+    return double(batch) *
+           (op == Op::gemm ? 2.0 * double(m) * double(n) * double(k) : 2.0 * double(m) * double(n));
   }
 };
+
+// The matrices of a batch whose results are checked, every element of each: the first, a middle
+// one and the last (just matrix 0 for a single product). Shared with the cuBLAS program, whose result
+// signature covers the same matrices, so that merge_results.py compares like with like.
+inline std::vector<std::int64_t> check_matrices(const ShapeSpec& s) {
+  std::vector<std::int64_t> g = {0};
+  if (s.batch > 2) g.push_back(s.batch / 2);
+  if (s.batch > 1) g.push_back(s.batch - 1);
+  return g;
+}
 
 inline const char* op_name(Op op) {
   return op == Op::gemm ? "gemm" : "gemv";
@@ -90,16 +106,24 @@ inline int input_bits(Precision p) {
   return p == Precision::fp16 || p == Precision::tf32 ? 11 : p == Precision::bf16 ? 8 : 0;
 }
 
-inline std::string shape_string(const ShapeSpec& s) {
+inline std::string extents_string(const ShapeSpec& s) {
   std::string r = std::to_string(s.m) + "x" + std::to_string(s.n);
   if (s.op == Op::gemm) r += "x" + std::to_string(s.k);
   return r;
 }
 
-// "gemm:NN:4096x4096x4096:fp32" / "gemv:T:16384x16384:fp64"; the canonical form parse accepts.
+// The tables' and the CSV's shape column, which merge_results.py joins on: "4096x4096x4096", and
+// for a batch "32x32x32:batch=30000", so that a batch never joins the single product of its extents.
+inline std::string shape_string(const ShapeSpec& s) {
+  return extents_string(s) + (s.batch > 1 ? ":batch=" + std::to_string(s.batch) : std::string());
+}
+
+// "gemm:NN:4096x4096x4096:fp32" / "gemv:T:16384x16384:fp64" / "gemm:NN:32x32x32:fp64:batch=30000";
+// the canonical form parse accepts. The batch field only where there is a batch, so single products
+// keep the strings (and records) they always had.
 inline std::string spec_string(const ShapeSpec& s) {
-  return std::string(op_name(s.op)) + ":" + s.trans + ":" + shape_string(s) + ":" +
-         precision_name(s.precision);
+  return std::string(op_name(s.op)) + ":" + s.trans + ":" + extents_string(s) + ":" +
+         precision_name(s.precision) + (s.batch > 1 ? ":batch=" + std::to_string(s.batch) : std::string());
 }
 
 namespace detail {
@@ -112,7 +136,8 @@ inline std::vector<std::string> split(const std::string& s, char sep) {
   return out;
 }
 
-inline std::int64_t parse_extent(const std::string& tok, const std::string& whole) {
+inline std::int64_t parse_extent(const std::string& tok, const std::string& whole,
+                                 const char* what = "extent") {
   std::size_t used = 0;
   long long v = 0;
   try {
@@ -121,7 +146,7 @@ inline std::int64_t parse_extent(const std::string& tok, const std::string& whol
     used = 0;
   }
   if (used != tok.size() || v <= 0)
-    throw std::invalid_argument("bad extent '" + tok + "' in shape '" + whole + "'");
+    throw std::invalid_argument(std::string("bad ") + what + " '" + tok + "' in shape '" + whole + "'");
   return v;
 }
 
@@ -134,7 +159,8 @@ inline std::string upper(std::string s) {
 
 inline ShapeSpec parse_shape(const std::string& text) {
   const auto parts = detail::split(text, ':');
-  if (parts.size() != 4) throw std::invalid_argument("shape '" + text + "' is not op:trans:extents:dtype");
+  if (parts.size() != 4 && parts.size() != 5)
+    throw std::invalid_argument("shape '" + text + "' is not op:trans:extents:dtype[:batch=N]");
   ShapeSpec s;
   if (parts[0] == "gemm")
     s.op = Op::gemm;
@@ -165,14 +191,50 @@ inline ShapeSpec parse_shape(const std::string& text) {
     s.precision = Precision::tf32;
   else
     throw std::invalid_argument("unknown dtype '" + parts[3] + "' in shape '" + text + "'");
+  if (parts.size() == 5) {
+    const std::string key = "batch=";
+    if (parts[4].compare(0, key.size(), key) != 0)
+      throw std::invalid_argument("fifth field '" + parts[4] + "' in shape '" + text + "' is not batch=N");
+    if (s.op != Op::gemm)
+      throw std::invalid_argument("batch in shape '" + text +
+                                  "': only GEMM is measured batched (batched GEMV is not supported yet)");
+    s.batch = detail::parse_extent(parts[4].substr(key.size()), text, "batch count");
+  }
   return s;
 }
 
+namespace detail {
+// Issue 14's batched classes: NN squares 4..256 and the rectangular (32x32)(32x512), fp32 and fp64, each
+// with the batch count that makes its A, B and C about `bytes` together. Sized by bytes, not by matrices,
+// because the small sizes are bound by memory: a fixed footprint far past the last-level cache keeps
+// every case measuring the same thing, streaming, whatever its matrix size.
+inline std::string batched_preset(double bytes) {
+  struct Extents {
+    std::int64_t m, n, k;
+  };
+  const Extents cases[] = {{4, 4, 4},    {8, 8, 8},       {16, 16, 16},    {32, 32, 32},
+                           {64, 64, 64}, {128, 128, 128}, {256, 256, 256}, {32, 512, 32}};
+  std::string list;
+  for (const char* dtype : {"fp32", "fp64"}) {
+    const double elem = std::string(dtype) == "fp64" ? 8.0 : 4.0;
+    for (const auto& e : cases) {
+      const double per_matrix = double(e.m * e.k + e.k * e.n + e.m * e.n) * elem;
+      const long long batch = std::max(1LL, std::llround(bytes / per_matrix));
+      list += std::string(list.empty() ? "" : ",") + "gemm:NN:" + std::to_string(e.m) + "x" +
+              std::to_string(e.n) + "x" + std::to_string(e.k) + ":" + dtype +
+              ":batch=" + std::to_string(batch);
+    }
+  }
+  return list;
+}
+}  // namespace detail
+
 // Preset names and what they expand to. quick-host is the README's short host run; host-2048 is
 // the 0.8x-OpenBLAS target; h200 is the GPU sweep (4097 catches remainder tiles, the two skinny
-// shapes catch K-small and M-small dispatch); h200-half is the 16-bit and TF32 sweep of issue 12.
+// shapes catch K-small and M-small dispatch); h200-half is the 16-bit and TF32 sweep of issue 12;
+// batched and batched-host are issue 14's strided batches, about 1 GB (GPU) and 64 MB (host) a case.
 inline std::vector<std::string> preset_names() {
-  return {"quick-host", "host-2048", "h200", "h200-half", "cliffs", "cliffs-host"};
+  return {"quick-host", "host-2048", "h200", "h200-half", "cliffs", "cliffs-host", "batched", "batched-host"};
 }
 
 inline std::string preset_list(const std::string& name) {
@@ -244,6 +306,11 @@ inline std::string preset_list(const std::string& name) {
         "gemm:NN:1025x1025x1025:fp64,"
         // tile counts that split unevenly over the cores
         "gemm:NN:1536x1536x512:fp32,gemm:NN:768x768x768:fp64";
+  // Issue 14: uniform strided batches. A GPU case is about 1 GB, far past the H200's 60 MB L2 (one buffer
+  // set per case); a host case about 64 MB, quick on two cores, with rotation (--rotate-bytes) adding
+  // sets past the last-level cache.
+  if (name == "batched") return detail::batched_preset(1e9);
+  if (name == "batched-host") return detail::batched_preset(64e6);
   return "";
 }
 
@@ -289,9 +356,9 @@ inline bool matrix_bytes(int elem_bytes, std::int64_t rows, std::int64_t cols, s
 
 struct CaseFootprint {
   bool overflow = false;          // a byte count passed 2^64 - 1: the case fits in no memory
-  std::uint64_t set_bytes = 0;    // one buffer set: A, B, C (GEMM) or A, x, y (GEMV)
+  std::uint64_t set_bytes = 0;    // one buffer set: A, B, C (GEMM) or A, x, y (GEMV), all the batch's
   int sets = 1;                   // buffer sets the timing rotates through
-  std::uint64_t check_bytes = 0;  // the check run's output and reference copies
+  std::uint64_t check_bytes = 0;  // the check run's output and its reference (of check_matrices)
   std::uint64_t total_bytes = 0;  // sets x set_bytes + check_bytes
 };
 
@@ -311,7 +378,13 @@ inline CaseFootprint case_footprint(const ShapeSpec& s, double rotate_bytes, int
   ok = ok &&
        detail::matrix_bytes(eo, s.op == Op::gemm ? s.m : s.y_len(), s.op == Op::gemm ? s.n : 1, out_bytes);
   ok = ok && detail::add_u64(a, b, f.set_bytes) && detail::add_u64(f.set_bytes, c, f.set_bytes);
-  ok = ok && detail::mul_u64(out_bytes, 2, f.check_bytes);
+  ok = ok && s.batch > 0 && detail::mul_u64(f.set_bytes, std::uint64_t(s.batch), f.set_bytes);
+  // The check writes the whole batch and keeps a reference of the checked matrices (one output and one
+  // reference for a single product).
+  std::uint64_t check_outputs = 0;
+  ok = ok &&
+       detail::add_u64(std::uint64_t(s.batch), std::uint64_t(check_matrices(s).size()), check_outputs) &&
+       detail::mul_u64(out_bytes, check_outputs, f.check_bytes);
   if (!ok) {
     f.overflow = true;
     return f;

@@ -682,8 +682,11 @@ std::string random_shape_list(std::mt19937_64& rng) {
                                                 "\xd9\xa3"};
   const std::vector<std::string> dtypes = {"fp32", "fp64", "f32", "double", "float", "fp16", "bf16", "tf32"},
                                  bad_dtypes = {"fp8", "", "FP32", "FP16"};
-  const std::vector<std::string> presets = {"quick-host", "host-2048",   "h200",
-                                            "h200-half",  "cliffs-host", "h100"};
+  const std::vector<std::string> presets = {"quick-host",  "host-2048", "h200",         "h200-half",
+                                            "cliffs-host", "h100",      "batched-host", "batched"};
+  // The optional fifth field of a batched GEMM (shape_spec.hpp): counts at and past the 32-bit boundary.
+  const std::vector<std::string> batches = {"1", "2", "3", "30000", "2147483648", "9223372036854775807"},
+                                 bad_batches = {"0", "-1", "", "1e3", "x"};
   auto pick = [&](const std::vector<std::string>& good, const std::vector<std::string>& bad) {
     return rng() % 16 ? good[rng() % good.size()] : bad[rng() % bad.size()];
   };
@@ -705,6 +708,9 @@ std::string random_shape_list(std::mt19937_64& rng) {
     const std::string parts[] = {op, t, ext, pick(dtypes, bad_dtypes)};
     const int n_parts = rng() % 16 ? 4 : int(rng() % 6);
     for (int p = 0; p < n_parts; ++p) list += (p ? ":" : "") + parts[p % 4];
+    // A batch now and then, on GEMV too (which rejects it), now and then misspelt.
+    if (n_parts == 4 && rng() % 8 == 0)
+      list += (rng() % 16 ? ":batch=" : ":batches=") + pick(batches, bad_batches);
   }
   if (rng() % 16 == 0 && !list.empty()) {
     const char bytes[] = {'\0', ':', ',', 'x', '-', '9', ' ', '\xff'};
@@ -725,10 +731,13 @@ long double reference_bytes(const ridgeline_perf::ShapeSpec& s, double rotate_by
                             : (long double)s.x_len() * ei;
   const long double c = s.op == ridgeline_perf::Op::gemm ? (long double)s.m * (long double)s.n * eo
                                                          : (long double)s.y_len() * eo;
-  const long double set = a + b + c;
+  // A batch's set holds all its matrices; the check writes the whole batch and keeps a reference of
+  // check_matrices (the first, a middle one and the last: min(batch, 3)), so 2 c for a single product.
+  const long double set = (a + b + c) * (long double)s.batch;
   const long double want = rotate_bytes > 0 ? std::ceil((long double)rotate_bytes / set) : 1.0L;
   sets = int(std::max(1.0L, std::min((long double)std::max(1, max_sets), want)));
-  return set * sets + 2 * c;
+  const long double checked = s.batch > 2 ? 3.0L : (long double)s.batch;
+  return set * sets + ((long double)s.batch + checked) * c;
 }
 
 }  // namespace
@@ -771,6 +780,43 @@ TEST(ShapeFuzz, TheIssueExamplesAreRejectedBeforeAllocating) {
   EXPECT_NO_THROW(check_shapes_fit(small, 192.0 * (1 << 20), 64, mem, "test memory"));
   EXPECT_THROW(check_shapes_fit(small, 192.0 * (1 << 20), 64, 64ull << 20, "test memory"),
                std::invalid_argument);
+}
+
+TEST(ShapeFuzz, BatchFieldCountsTheWholeBatch) {
+  using namespace ridgeline_perf;
+  const ShapeSpec s = parse_shape("gemm:NN:32x32x32:fp64:batch=30000");
+  EXPECT_EQ(s.batch, 30000);
+  EXPECT_EQ(spec_string(s), "gemm:NN:32x32x32:fp64:batch=30000");
+  EXPECT_EQ(shape_string(s), "32x32x32:batch=30000");
+  EXPECT_DOUBLE_EQ(s.flops(), 30000.0 * 2 * 32 * 32 * 32);
+  const CaseFootprint f = case_footprint(s, 0, 64);
+  EXPECT_EQ(f.set_bytes, 30000ull * 3 * 32 * 32 * 8);
+  EXPECT_EQ(f.check_bytes, (30000ull + 3) * 32 * 32 * 8);
+  EXPECT_EQ(check_matrices(s), (std::vector<std::int64_t>{0, 15000, 29999}));
+  // batch=1 is the single product, and prints as one.
+  EXPECT_EQ(spec_string(parse_shape("gemm:NN:32x32x32:fp64:batch=1")), "gemm:NN:32x32x32:fp64");
+  const std::pair<const char*, const char*> bad[] = {
+      {"gemv:N:32x32:fp64:batch=4", "only GEMM is measured batched"},
+      {"gemm:NN:32x32x32:fp64:batch=0", "bad batch count '0'"},
+      {"gemm:NN:32x32x32:fp64:batches=4", "is not batch=N"},
+      {"gemm:NN:32x32x32:fp64:batch=4:x", "op:trans:extents:dtype[:batch=N]"}};
+  for (const auto& [text, why] : bad) {
+    SCOPED_TRACE(text);
+    try {
+      parse_shape(text);
+      ADD_FAILURE() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_TRUE(contains(e.what(), why)) << e.what();
+      EXPECT_TRUE(contains(e.what(), std::string("'") + text + "'")) << e.what();
+    }
+  }
+  // The presets: 16 cases each, batch = round(bytes / ((mk + kn + mn) x elem bytes)).
+  const auto gpu = parse_shapes("batched"), host = parse_shapes("batched-host");
+  ASSERT_EQ(gpu.size(), 16u);
+  ASSERT_EQ(host.size(), 16u);
+  EXPECT_EQ(spec_string(gpu[0]), "gemm:NN:4x4x4:fp32:batch=5208333");
+  EXPECT_EQ(spec_string(gpu[15]), "gemm:NN:32x512x32:fp64:batch=3699");
+  EXPECT_EQ(spec_string(host[14]), "gemm:NN:256x256x256:fp64:batch=41");
 }
 
 TEST(ShapeFuzz, MangledShapeListsParseOrNameTheShape) {

@@ -27,6 +27,8 @@
 #include "ridgeline/detail/dispatch_batched.hpp"
 #include "ridgeline/detail/strided_batch.hpp"
 #include "ridgeline/detail/validate.hpp"
+#include "ridgeline/gemm.hpp"
+#include "ridgeline/tile_config.hpp"
 
 namespace ridgeline {
 
@@ -147,6 +149,20 @@ void gemm_batched(const char* transA, const char* transB, const detail::GemmScal
   gemm_batched(typename CV::execution_space(), transA, transB, alpha, A, B, beta, C, layout);
 }
 
+namespace detail {
+template <class ExecSpace, class AV, class BV>
+BatchedPlan batched_plan_of(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
+                            const BV& B, BatchLayout layout,
+                            StridedBatch<const typename AV::non_const_value_type>& a,
+                            StridedBatch<const typename AV::non_const_value_type>& b) {
+  const auto av = strided_batch_op(A, parse_trans(transA, "gemm_batched", "transA"), layout);
+  const auto bv = strided_batch_op(B, parse_trans(transB, "gemm_batched", "transB"), layout);
+  a = {av.data, av.count, av.rows, av.cols, av.rs, av.cs, av.bs};
+  b = {bv.data, bv.count, bv.rows, bv.cols, bv.rs, bv.cs, bv.bs};
+  return gemm_batched_plan(exec, a, b);
+}
+}  // namespace detail
+
 // The path gemm_batched(exec, transA, transB, alpha, A, B, beta, C, layout) would take for these
 // operands, and its numbers ("small (matrices per team): 8 per team", "tiles (one league): 64x64x16/..."):
 // nothing is validated or launched.
@@ -154,11 +170,8 @@ template <class ExecSpace, class AV, class BV>
 std::string gemm_batched_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
                                 const BV& B, BatchLayout layout = BatchLayout::left) {
   using T = typename AV::non_const_value_type;
-  const auto a = detail::strided_batch_op(A, detail::parse_trans(transA, "gemm_batched", "transA"), layout);
-  const auto b = detail::strided_batch_op(B, detail::parse_trans(transB, "gemm_batched", "transB"), layout);
-  const detail::StridedBatch<const T> ac{a.data, a.count, a.rows, a.cols, a.rs, a.cs, a.bs},
-      bc{b.data, b.count, b.rows, b.cols, b.rs, b.cs, b.bs};
-  const detail::BatchedPlan plan = detail::gemm_batched_plan(exec, ac, bc);
+  detail::StridedBatch<const T> a, b;
+  const detail::BatchedPlan plan = detail::batched_plan_of(exec, transA, transB, A, B, layout, a, b);
   std::string s = detail::batched_path_name(plan.path);
   if (plan.path == detail::BatchedPath::small) s += ": " + std::to_string(plan.per_team) + " per team";
   if (plan.path == detail::BatchedPath::tiles) {
@@ -166,6 +179,38 @@ std::string gemm_batched_config(const ExecSpace& exec, const char* transA, const
         plan.entry, [&](auto e) { s += ": " + detail::describe_gemm_cfg<typename decltype(e)::Cfg>(); });
   }
   return s;
+}
+
+// The same plan as a tile configuration, for reports and the roofline (gemm_tile_config's fields).
+// The tiles path reports its entry's tile; the small path a "tile" of one whole matrix (bm x bn x bk =
+// M x N x K), tn outputs per thread, and the scratch of its matrices per team.
+template <class ExecSpace, class AV, class BV>
+TileConfig gemm_batched_tile_config(const ExecSpace& exec, const char* transA, const char* transB,
+                                    const AV& A, const BV& B, BatchLayout layout = BatchLayout::left) {
+  using T = typename AV::non_const_value_type;
+  detail::StridedBatch<const T> a, b;
+  const detail::BatchedPlan plan = detail::batched_plan_of(exec, transA, transB, A, B, layout, a, b);
+  TileConfig t;
+  if (plan.path == detail::BatchedPath::tiles) {
+    detail::GemmBatchedEntriesOf<ExecSpace, T>::visit(plan.entry, [&](auto e) {
+      using E = decltype(e);
+      using Kernel = detail::GemmKernelFor<ExecSpace, typename E::Cfg, T, true, false, false>;
+      t = detail::describe_tile_config<typename E::Cfg, Kernel, ExecSpace, T>(E::When::needs_packets);
+    });
+    t.entry = "batched tiles (one league)";
+    return t;
+  }
+  using Small = detail::BatchedSmallCfgOf<ExecSpace, T>;
+  t.bm = static_cast<int>(a.rows), t.bn = static_cast<int>(b.cols), t.bk = static_cast<int>(a.cols);
+  t.tm = 1, t.tn = Small::cols_per_thread;
+  t.team_size = Small::team_size, t.vector_length = 1, t.stages = 1, t.scratch_level = 0;
+  t.scratch_bytes =
+      plan.per_team * detail::small_matrix_elems(a.rows, b.cols, a.cols) * std::int64_t(sizeof(T));
+  t.micro_kernel = "team-product";
+  t.staging = std::to_string(plan.per_team) + " whole matrices per team";
+  t.pipeline = "team copy";
+  t.entry = "batched small";
+  return t;
 }
 
 }  // namespace ridgeline

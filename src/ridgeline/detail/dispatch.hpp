@@ -755,6 +755,40 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
   }
 }
 
+template <class K>
+struct KernelTag {
+  using type = K;
+};
+// Calls launch(KernelTag<Kernel>{}) with tile entry E's kernel for the operands' orientation (a_m: op(A)
+// walks m contiguously; b_n: op(B) walks n contiguously), its packet-staging instance where E needs
+// packets. For the entries of register, direct or asynchronous staging (not multi-vector or TF32).
+template <class ExecSpace, class T, class TC, class E, class Launch>
+void with_entry_kernel(bool a_m, bool b_n, Launch&& launch) {
+  using Cfg = typename E::Cfg;
+  const auto run = [&](auto am, auto bn) {
+    constexpr bool kAm = decltype(am)::value, kBn = decltype(bn)::value;
+    using Plain = GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, false, TC>;
+    if constexpr (!E::When::needs_packets) {
+      launch(KernelTag<Plain>{});
+    } else if constexpr (Plain::vector_capable) {
+      launch(KernelTag<GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, true, TC>>{});
+    } else {
+      throw std::logic_error("ridgeline: a packet plan for a kernel without packet staging");
+    }
+  };
+  using Y = std::true_type;
+  using N = std::false_type;
+  if (a_m && b_n) {
+    run(Y{}, Y{});
+  } else if (a_m) {
+    run(Y{}, N{});
+  } else if (b_n) {
+    run(N{}, Y{});
+  } else {
+    run(N{}, N{});
+  }
+}
+
 // Launches the plan's entry on a product it has been planned for (or on the bulk of one), with the
 // plan's split, in the operands' orientation. The TF32 entry reads both operands k-contiguous.
 template <class ExecSpace, class T, class TC, class Acc>
@@ -779,29 +813,9 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
         throw std::logic_error("ridgeline::gemm: a TF32 plan for a product that is not float");
       }
     } else {
-      const auto run = [&](auto am, auto bn) {
-        constexpr bool kAm = decltype(am)::value, kBn = decltype(bn)::value;
-        using Plain = GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, false, TC>;
-        if constexpr (!E::When::needs_packets) {
-          launch_gemm<Plain>(exec, a, b, c, al, be, plan.split);
-        } else if constexpr (Plain::vector_capable) {
-          launch_gemm<GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, true, TC>>(exec, a, b, c, al, be,
-                                                                            plan.split);
-        } else {
-          throw std::logic_error("ridgeline::gemm: a packet plan for a kernel without packet staging");
-        }
-      };
-      using Y = std::true_type;
-      using N = std::false_type;
-      if (a_m && b_n) {
-        run(Y{}, Y{});
-      } else if (a_m) {
-        run(Y{}, N{});
-      } else if (b_n) {
-        run(N{}, Y{});
-      } else {
-        run(N{}, N{});
-      }
+      with_entry_kernel<ExecSpace, T, TC, E>(a_m, b_n, [&](auto kernel) {
+        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split);
+      });
     }
   });
 }

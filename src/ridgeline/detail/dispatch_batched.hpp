@@ -166,30 +166,9 @@ void launch_batched_entry(const ExecSpace& exec, int entry, const StridedBatch<c
                           const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc al, Acc be) {
   const bool a_m = rows_contiguous(a.first()), b_n = !rows_contiguous(b.first());
   GemmBatchedEntriesOf<ExecSpace, T>::visit(entry, [&](auto e) {
-    using E = decltype(e);
-    using Cfg = typename E::Cfg;
-    const auto run = [&](auto am, auto bn) {
-      constexpr bool kAm = decltype(am)::value, kBn = decltype(bn)::value;
-      using Plain = GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, false, TC>;
-      if constexpr (!E::When::needs_packets) {
-        launch_batched_tiles<Plain>(exec, a, b, c, al, be);
-      } else if constexpr (Plain::vector_capable) {
-        launch_batched_tiles<GemmKernelFor<ExecSpace, Cfg, T, kAm, kBn, true, TC>>(exec, a, b, c, al, be);
-      } else {
-        throw std::logic_error("ridgeline::gemm_batched: a packet plan for a kernel without packet staging");
-      }
-    };
-    using Y = std::true_type;
-    using N = std::false_type;
-    if (a_m && b_n) {
-      run(Y{}, Y{});
-    } else if (a_m) {
-      run(Y{}, N{});
-    } else if (b_n) {
-      run(N{}, Y{});
-    } else {
-      run(N{}, N{});
-    }
+    with_entry_kernel<ExecSpace, T, TC, decltype(e)>(a_m, b_n, [&](auto kernel) {
+      launch_batched_tiles<typename decltype(kernel)::type>(exec, a, b, c, al, be);
+    });
   });
 }
 
