@@ -194,11 +194,13 @@ TEST(GemmBatched, TilesPathEveryOrientationFloat) {
   const int e = SmallCfg::max_extent + 1;
   every_orientation<float>(5, e, e, e, "tiles");
   every_orientation<float>(3, 70, 33, 41, "tiles");
+  every_orientation<float>(2, 136, 132, 24, "tiles");  // the larger packet entry where the table has one
 }
 TEST(GemmBatched, TilesPathEveryOrientationDouble) {
   const int e = SmallCfg::max_extent + 1;
   every_orientation<double>(4, e, 3, 40, "tiles");
   every_orientation<double>(3, 65, 129, 37, "tiles");
+  every_orientation<double>(2, 136, 72, 40, "tiles");
 }
 
 // ---- larger matrices: many tiles each, still one league ------------------------------------------
@@ -415,8 +417,27 @@ TEST(GemmBatchedPlan, PathsAtTheirEdges) {
   const int cap = plan(1000000000, e, e, e, 100).per_team;
   EXPECT_GE(cap, 1);
   EXPECT_LE(cap, SmallCfg::max_per_team);
-  EXPECT_LE(cap * detail::small_matrix_elems(e, e, e) * std::int64_t(sizeof(double)),
-            std::int64_t(SmallCfg::scratch_bytes));
+  if (cap > 1)  // one matrix may take more than the budget; more than one must fit in it
+    EXPECT_LE(cap * (detail::small_matrix_elems(e, e, e) + e * e) * std::int64_t(sizeof(double)),
+              std::int64_t(SmallCfg::scratch_bytes));
+}
+
+// The multiply-and-shift division the small path splits its indices with, against integer division,
+// over every divisor it can meet (extents and packet counts up to a few thousand) and dividends up to
+// the largest int.
+TEST(GemmBatchedPlan, ConstantDivisorIsExact) {
+  std::mt19937_64 gen(11);
+  std::uniform_int_distribution<int> any(0, std::numeric_limits<int>::max());
+  for (int d = 1; d <= 5000; ++d) {
+    const detail::ConstantDivisor div(d);
+    for (int n : {0, 1, d - 1, d, d + 1, 2 * d - 1, std::numeric_limits<int>::max(),
+                  std::numeric_limits<int>::max() - 1})
+      ASSERT_EQ(div.div(n), n / d) << n << " / " << d;
+    for (int i = 0; i < 200; ++i) {
+      const int n = any(gen);
+      ASSERT_EQ(div.div(n), n / d) << n << " / " << d;
+    }
+  }
 }
 
 }  // namespace

@@ -458,8 +458,11 @@ struct GemvDotShortTiles {
 
 // Batched products of small matrices (gemm_batched, gemm_batched_small.hpp): every extent up to 16, a
 // team of 128 threads holding as many matrices as 24 KB of scratch take (at most 64), eight teams per SM
-// (192 KB of the 228), four output columns per thread. Not swept yet: the sizes follow from the path's
-// bound, memory, which wants many loads in flight per SM (eight teams of four warps, four loads each).
+// (192 KB of the 228), four output columns per thread. Records against cuBLAS's strided batches
+// (perf/results/h200-2026-12-01-d9bc831-batched-README.md): element copies ran n = 4..16 at 0.85-1.9
+// TB/s; dense operands copied flat in 16-byte packets, and C staged, at 1.7-2.5 TB/s (fp32 16^3 0.69x
+// -> 1.37x cuBLAS, fp64 0.89x -> 1.21x of its default math). Up to 32 the path ran n = 32 at 0.37x
+// (fp32) and 0.38x (fp64), below the 64 x 64 tile entries' 0.43x and 0.47x, so it stops at 16.
 struct GemmBatchedSmallTiles {
   static constexpr int team_size = 128, min_blocks = 8, cols_per_thread = 4;
   static constexpr int max_extent = 16, max_per_team = 64;
@@ -499,19 +502,25 @@ struct Tiles {
   template <class T>
   using gemm_entries = by_size<T, Fp64Entries, Fp32Entries, HalfEntries>;
   // Batched products (dispatch_batched.hpp): the small path, and the tile entries a batch of larger
-  // matrices runs in one league, first match wins. The small-tile entries, whose 64 x 64 tiles waste
-  // least on matrices of 32 to 256; not swept on batches yet. 16-bit inputs take the register-staging
-  // HMMA entry alone (any alignment): the TMA and wgmma kernels take no league rank.
+  // matrices runs in one league, first match wins: for fp32 the 128 x 128 packet entry where the
+  // matrices fill its tile, else the 64 x 64 small-tile entries, else the general entry. Batched
+  // records against cuBLAS's strided batches (perf/results/h200-2026-12-01-d9bc831-batched-README.md):
+  // with the 64 x 64 entries alone 256^3 ran 0.80x (fp32) and 0.845x (fp64, against cuBLAS's default
+  // math), 128^3 0.93x and 0.85x; the 128 x 128 fp32 entry took 256^3 to 0.87x (128^3 0.93x), while the
+  // fp64 DMMA 128 x 64 entry ran 256^3 at 0.842x and 128^3 at 0.821x, no gain, so fp64 keeps 64 x 64.
+  // 16-bit inputs take the register-staging HMMA entry alone (any alignment): the TMA and wgmma kernels
+  // take no league rank.
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
   template <class T>
-  using gemm_batched_entries =
-      by_size<T,
-              detail::GemmEntries<detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
-                                  detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
-              detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
-                                  detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
-              detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
+  using gemm_batched_entries = by_size<
+      T,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+                          detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Packets, detail::when::extents_at_least<128, 128>>,
+                          detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
+                          detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

@@ -205,7 +205,8 @@ TileConfig gemm_batched_tile_config(const ExecSpace& exec, const char* transA, c
   t.tm = 1, t.tn = Small::cols_per_thread;
   t.team_size = Small::team_size, t.vector_length = 1, t.stages = 1, t.scratch_level = 0;
   t.scratch_bytes =
-      plan.per_team * detail::small_matrix_elems(a.rows, b.cols, a.cols) * std::int64_t(sizeof(T));
+      plan.per_team * (detail::small_matrix_elems(a.rows, b.cols, a.cols) * std::int64_t(sizeof(T)) +
+                       a.rows * b.cols * std::int64_t(sizeof(detail::AccumulatorType<T>)));
   t.micro_kernel = "team-product";
   t.staging = std::to_string(plan.per_team) + " whole matrices per team";
   t.pipeline = "team copy";

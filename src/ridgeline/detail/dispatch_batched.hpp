@@ -46,9 +46,9 @@ BatchedPlan plan_gemm_batched(const StridedBatch<const T>& a, const StridedBatch
   using Small = BatchedSmallCfgOf<ExecSpace, T>;
   if (m <= Small::max_extent && n <= Small::max_extent && k <= Small::max_extent) {
     plan.path = BatchedPath::small;
-    plan.per_team =
-        small_matrices_per_team(m, n, k, sizeof(T), Small::scratch_bytes, Small::max_per_team, a.count,
-                                compute_units > 0 ? compute_units * Small::min_blocks : concurrency);
+    plan.per_team = small_matrices_per_team(
+        m, n, k, sizeof(T), sizeof(AccumulatorType<T>), Small::scratch_bytes, Small::max_per_team, a.count,
+        compute_units > 0 ? compute_units * Small::min_blocks : concurrency);
     return plan;
   }
   using L = GemmBatchedEntriesOf<ExecSpace, T>;
@@ -101,14 +101,17 @@ void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatc
   f.alpha = alpha, f.beta = beta, f.per_team = per_team;
   // Each operand is staged along its own unit-stride index, so the team's scratch writes are
   // consecutive too; outputs walk C's.
-  f.sa = small_stage(a.rows, a.cols, rows_contiguous(a.first()));
-  f.sb = small_stage(b.rows, b.cols, rows_contiguous(b.first()));
+  f.sa = batch_dense(a) ? dense_stage(a) : small_stage(a.rows, a.cols, rows_contiguous(a.first()));
+  f.sb = batch_dense(b) ? dense_stage(b) : small_stage(b.rows, b.cols, rows_contiguous(b.first()));
   f.ca = small_copy(a, f.sa, per_team, Cfg::team_size);
   f.cb = small_copy(b, f.sb, per_team, Cfg::team_size);
   const bool c_rows_unit = c.rs == 1 && c.rows > 1, c_cols_unit = c.cs == 1 && c.cols > 1;
   f.c_batch_fast = c.bs == 1 && !c_rows_unit && !c_cols_unit && per_team > 1;
   f.c_rows_fast = rows_contiguous(c.first());
-  const std::size_t bytes = Kernel::scratch_bytes(per_team, f.sa, f.sb);
+  f.c_flat = batch_dense(c);
+  f.div_m = ConstantDivisor(static_cast<int>(c.rows));
+  f.div_nb = ConstantDivisor(static_cast<int>((c.cols + Cfg::cols_per_thread - 1) / Cfg::cols_per_thread));
+  const std::size_t bytes = Kernel::scratch_bytes(per_team, f.sa, f.sb, f.c_flat ? c.rows * c.cols : 0);
   const std::int64_t max_matrices = std::int64_t(std::numeric_limits<int>::max()) * per_team;
   for (std::int64_t g0 = 0; g0 < c.count; g0 += max_matrices) {
     const std::int64_t count = c.count - g0 < max_matrices ? c.count - g0 : max_matrices;

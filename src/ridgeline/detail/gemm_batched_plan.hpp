@@ -37,8 +37,9 @@ struct BatchedPlan {
   int per_team = 1;  // small: matrices per team
 };
 
-// The scratch of one matrix of the small path: op(A) (m x k) and op(B) (k x n), each staged in the
-// larger of its two layouts (small_stage), in elements.
+// The scratch of one matrix of the small path's operands: op(A) (m x k) and op(B) (k x n), each staged
+// in the larger of its two padded layouts (small_stage; dense operands take less), in elements. C adds
+// m x n where it is staged.
 inline std::int64_t small_matrix_elems(std::int64_t m, std::int64_t n, std::int64_t k) {
   const auto larger = [](std::int64_t r, std::int64_t c) {
     const int x = small_stage(r, c, true).per, y = small_stage(r, c, false).per;
@@ -49,11 +50,13 @@ inline std::int64_t small_matrix_elems(std::int64_t m, std::int64_t n, std::int6
 
 // Matrices per team of the small path: as many as budget_bytes of scratch hold (at least one, at most
 // max_per_team), but no more than keeps resident_teams teams busy: a batch of 2000 on 132 SMs x 8
-// teams runs two matrices per team, not 24 matrices on 84 teams.
+// teams runs two matrices per team, not 24 matrices on 84 teams. elem_bytes: of A and B; out_bytes: of
+// C (the most it can be, the accumulator's).
 inline int small_matrices_per_team(std::int64_t m, std::int64_t n, std::int64_t k, std::size_t elem_bytes,
-                                   std::size_t budget_bytes, int max_per_team, std::int64_t count,
-                                   std::int64_t resident_teams) {
-  const std::int64_t per = small_matrix_elems(m, n, k) * std::int64_t(elem_bytes);
+                                   std::size_t out_bytes, std::size_t budget_bytes, int max_per_team,
+                                   std::int64_t count, std::int64_t resident_teams) {
+  const std::int64_t per =
+      small_matrix_elems(m, n, k) * std::int64_t(elem_bytes) + m * n * std::int64_t(out_bytes);
   std::int64_t g = std::int64_t(budget_bytes) / per;
   if (g > max_per_team) g = max_per_team;
   if (resident_teams > 0) {

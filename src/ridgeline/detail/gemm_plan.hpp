@@ -74,6 +74,14 @@ struct rows_at_most {
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) { return f.packets && f.m <= kRows; }
 };
+// Packets, and C at least kRows x kCols: for a batch's entries (gemm_batched), where many matrices
+// supply the teams and a larger tile pays as soon as the matrices fill it.
+template <int kRows, int kCols>
+struct extents_at_least {
+  static constexpr GemmRole role = GemmRole::packets;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets && f.m >= kRows && f.n >= kCols; }
+};
 // Packets, and entry Big's tiles fill from kMinPercent to under kMaxPercent of one wave of its team
 // slots (compute units x Big::min_blocks; 100: one full wave). Few enough waves that the last one's
 // idle slots cost more than smaller tiles lose per tile (fp64 DMMA, 1 to 8 waves), or too few tiles for
