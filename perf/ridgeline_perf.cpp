@@ -588,7 +588,7 @@ ridgeline::DType dtype_of(Precision p) {
   return ridgeline::DType::fp32;
 }
 
-ridgeline::Unit unit_of(const PerfRecord& r, const ridgeline::DeviceSpec& /*spec*/) {
+ridgeline::Unit unit_of(const PerfRecord& r) {
   return r.impl == impl_ridgeline && r.tile && r.tile->matrix_unit ? ridgeline::Unit::matrix
                                                                    : ridgeline::Unit::vector;
 }
@@ -596,8 +596,8 @@ ridgeline::Unit unit_of(const PerfRecord& r, const ridgeline::DeviceSpec& /*spec
 // The roof a row is held to. Matrix-unit entries: the dtype's matrix peak (fp16/bf16 HMMA, DMMA).
 // Everything on the vector units: the dtype's vector peak, except for 16-bit inputs, which the
 // portable micro-kernel and the GEMV kernels widen to float and multiply-add in FP32.
-ridgeline::RoofSelection roof_of(const PerfRecord& r, const ridgeline::DeviceSpec& spec) {
-  const ridgeline::Unit unit = unit_of(r, spec);
+ridgeline::RoofSelection roof_of(const PerfRecord& r) {
+  const ridgeline::Unit unit = unit_of(r);
   const ridgeline::DType d = dtype_of(r.shape.precision);
   if (unit == ridgeline::Unit::vector && (d == ridgeline::DType::fp16 || d == ridgeline::DType::bf16))
     return {ridgeline::DType::fp32, unit};
@@ -644,7 +644,7 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
     try {
       // Ridgeline's tensor-core entries are held to the matrix unit's roof; everything else measured
       // here (Kokkos Kernels' native kernels, Ridgeline's SIMT entries, GEMV) runs on the vector units.
-      const ridgeline::RoofSelection roof = roof_of(r, ctx.spec);
+      const ridgeline::RoofSelection roof = roof_of(r);
       const auto p = ridgeline::roofline::evaluate(ctx.spec, roof.dtype, roof.unit, traffic, seconds);
       r.intensity = p.intensity;
       r.attainable_gflops = p.attainable_flops * 1e-9;
@@ -700,7 +700,7 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
     points.push_back(p);
     // The vector roof of the dtype is always drawn (fp32 for 16-bit and TF32 inputs, which the vector
     // units multiply-add in FP32); a matrix-unit row adds its own.
-    const ridgeline::RoofSelection roof = roof_of(r, ctx.spec);
+    const ridgeline::RoofSelection roof = roof_of(r);
     const bool widened = r.shape.precision != Precision::fp32 && r.shape.precision != Precision::fp64;
     add_roof({widened ? ridgeline::DType::fp32 : roof.dtype, ridgeline::Unit::vector});
     if (roof.unit == ridgeline::Unit::matrix) add_roof(roof);

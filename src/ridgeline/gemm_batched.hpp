@@ -137,9 +137,8 @@ void gemm_batched(const ExecSpace& exec, const char* transA, const char* transB,
     if (beta != S(1)) detail::scale_batch(exec, c, static_cast<S>(beta));
     return;
   }
-  const detail::StridedBatch<const T> ac{a.data, a.count, a.rows, a.cols, a.rs, a.cs, a.bs},
-      bc{b.data, b.count, b.rows, b.cols, b.rs, b.cs, b.bs};
-  detail::gemm_batched_dispatch(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta));
+  detail::gemm_batched_dispatch(exec, detail::read_only(a), detail::read_only(b), c, static_cast<S>(alpha),
+                                static_cast<S>(beta));
 }
 
 template <class AV, class BV, class CV>
@@ -155,10 +154,8 @@ BatchedPlan batched_plan_of(const ExecSpace& exec, const char* transA, const cha
                             const BV& B, BatchLayout layout,
                             StridedBatch<const typename AV::non_const_value_type>& a,
                             StridedBatch<const typename AV::non_const_value_type>& b) {
-  const auto av = strided_batch_op(A, parse_trans(transA, "gemm_batched", "transA"), layout);
-  const auto bv = strided_batch_op(B, parse_trans(transB, "gemm_batched", "transB"), layout);
-  a = {av.data, av.count, av.rows, av.cols, av.rs, av.cs, av.bs};
-  b = {bv.data, bv.count, bv.rows, bv.cols, bv.rs, bv.cs, bv.bs};
+  a = read_only(strided_batch_op(A, parse_trans(transA, "gemm_batched", "transA"), layout));
+  b = read_only(strided_batch_op(B, parse_trans(transB, "gemm_batched", "transB"), layout));
   return gemm_batched_plan(exec, a, b);
 }
 }  // namespace detail

@@ -105,8 +105,7 @@ void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatc
   f.sb = batch_dense(b) ? dense_stage(b) : small_stage(b.rows, b.cols, rows_contiguous(b.first()));
   f.ca = small_copy(a, f.sa, per_team, Cfg::team_size);
   f.cb = small_copy(b, f.sb, per_team, Cfg::team_size);
-  const bool c_rows_unit = c.rs == 1 && c.rows > 1, c_cols_unit = c.cs == 1 && c.cols > 1;
-  f.c_batch_fast = c.bs == 1 && !c_rows_unit && !c_cols_unit && per_team > 1;
+  f.c_batch_fast = batch_interleaved(c) && per_team > 1;
   f.c_rows_fast = rows_contiguous(c.first());
   f.c_flat = batch_dense(c);
   f.div_m = ConstantDivisor(static_cast<int>(c.rows));
@@ -197,7 +196,7 @@ template <class ExecSpace, class T, class S>
 void scale_batch(const ExecSpace& exec, const StridedBatch<T>& c, S beta) {
   const std::int64_t per = c.rows * c.cols, n = per * c.count;
   if (n == 0) return;
-  const bool batch_fast = c.bs == 1 && per > 1 && !(c.rs == 1 && c.rows > 1) && !(c.cs == 1 && c.cols > 1);
+  const bool batch_fast = batch_interleaved(c) && per > 1;
   const bool rows_fast = rows_contiguous(c.first());
   Kokkos::parallel_for(
       "ridgeline::gemm_batched scale",

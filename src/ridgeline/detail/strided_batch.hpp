@@ -25,4 +25,17 @@ struct StridedBatch {
   Strided2D<T> first() const { return matrix(0); }
 };
 
+// The same batch, read-only (the inputs of a product).
+template <class T>
+StridedBatch<const T> read_only(const StridedBatch<T>& x) {
+  return {x.data, x.count, x.rows, x.cols, x.rs, x.cs, x.bs};
+}
+
+// Whether the batch index is x's unit-stride one (matrix g's elements next to matrix g + 1's, as in a
+// LayoutLeft View with the batch first), rather than a matrix's rows or columns.
+template <class T>
+bool batch_interleaved(const StridedBatch<T>& x) {
+  return x.bs == 1 && !(x.rs == 1 && x.rows > 1) && !(x.cs == 1 && x.cols > 1);
+}
+
 }  // namespace ridgeline::detail
