@@ -385,6 +385,215 @@ TEST(TeamGemm, InsideUserKernelEveryTranspose) {
   }
 }
 
+// ---- gemv_batched and team_gemv ----------------------------------------------------------------------
+// count vectors of `len`, the batch index first (BL::left: v(g, i)) or last.
+template <class T, class Layout>
+Kokkos::View<T**, Layout, Mem> make_vectors(const std::string& label, std::int64_t count, std::int64_t len,
+                                            BL bl) {
+  if (bl == BL::left) return Kokkos::View<T**, Layout, Mem>(label, count, len);
+  return Kokkos::View<T**, Layout, Mem>(label, len, count);
+}
+// Seeded values (or NaN) in the View, and its vectors on the host as one-column matrices, in double.
+template <class V>
+void fill_vectors(const V& v, std::uint64_t seed, bool poisoned = false) {
+  using T = typename V::non_const_value_type;
+  Kokkos::View<T**, Kokkos::LayoutLeft, typename V::memory_space> c("contiguous", v.extent(0), v.extent(1));
+  auto h = Kokkos::create_mirror_view(c);
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> d(-1.0, 1.0);
+  for (std::size_t j = 0; j < v.extent(1); ++j)
+    for (std::size_t i = 0; i < v.extent(0); ++i) h(i, j) = poisoned ? poison<T>() : static_cast<T>(d(gen));
+  Kokkos::deep_copy(c, h);
+  Kokkos::deep_copy(v, c);
+}
+template <class V>
+std::vector<HostMatrix> to_host_vectors(const V& v, BL bl) {
+  using T = typename V::non_const_value_type;
+  Kokkos::View<T**, Kokkos::LayoutLeft, typename V::memory_space> c("contiguous", v.extent(0), v.extent(1));
+  Kokkos::deep_copy(c, v);
+  auto h = Kokkos::create_mirror_view(c);
+  Kokkos::deep_copy(h, c);
+  const std::int64_t count = bl == BL::left ? v.extent(0) : v.extent(1);
+  const std::int64_t len = bl == BL::left ? v.extent(1) : v.extent(0);
+  std::vector<HostMatrix> out(count);
+  for (std::int64_t g = 0; g < count; ++g) {
+    out[g].rows = len, out[g].cols = 1, out[g].v.resize(len);
+    for (std::int64_t i = 0; i < len; ++i)
+      out[g](i, 0) = static_cast<double>(bl == BL::left ? h(g, i) : h(i, g));
+  }
+  return out;
+}
+
+// y_g = alpha op(A_g) x_g + beta y_g for a batch of m x n matrices A_g, every vector checked against
+// the reference; want_path: the path gemv_batched_config must name.
+template <class T, class LA, class LV>
+void run_gemv_batched(std::int64_t count, std::int64_t m, std::int64_t n, char trans, BL bl, double alpha,
+                      double beta, std::uint64_t seed, const std::string& want_path) {
+  const bool t = trans == 'T';
+  const std::int64_t xl = t ? m : n, yl = t ? n : m;
+  auto A = make_batch<T, LA>("A", count, m, n, bl);
+  auto x = make_vectors<T, LV>("x", count, xl, bl);
+  auto y = make_vectors<T, LV>("y", count, yl, bl);
+  fill_batch(A, seed * 3 + 1);
+  fill_vectors(x, seed * 3 + 2);
+  fill_vectors(y, seed * 3 + 3, beta == 0);
+  const auto hA = to_host_batch(A, bl);
+  const auto hx = to_host_vectors(x, bl), hy0 = to_host_vectors(y, bl);
+  const char tr[2] = {trans, 0};
+  const std::string what =
+      std::string("gemv_batched ") + trans + " " + std::to_string(count) + " x " + std::to_string(m) + "x" +
+      std::to_string(n) + (bl == BL::left ? " batch first" : " batch last") + " beta=" + std::to_string(beta);
+  const std::string path = ridgeline::gemv_batched_config(Exec(), tr, A, x, bl);
+  EXPECT_EQ(path.rfind(want_path, 0), 0u) << what << " ran " << path;
+  using S = detail::GemmScalar<decltype(A)>;
+  ridgeline::gemv_batched(Exec(), tr, static_cast<S>(alpha), A, x, static_cast<S>(beta), y, bl);
+  Kokkos::fence();
+  const Tolerance tol = tolerance_of<T, T>();
+  const auto got = to_host_vectors(y, bl);
+  for (std::int64_t g = 0; g < count; ++g) {
+    const auto want = reference_gemm(transpose_if(hA[g], t), hx[g], hy0[g], alpha, beta, tol.acc, tol.out);
+    const auto r = matches(got[g], want);
+    EXPECT_TRUE(r) << what << ", vector " << g;
+    if (!r) break;
+  }
+}
+
+template <class T>
+void gemv_batched_every_orientation(std::int64_t count, std::int64_t m, std::int64_t n,
+                                    const std::string& path) {
+  using L = Kokkos::LayoutLeft;
+  using R = Kokkos::LayoutRight;
+  std::uint64_t seed = 900;
+  for (char tr : {'N', 'T'})
+    for (BL bl : {BL::left, BL::right}) {
+      run_gemv_batched<T, L, L>(count, m, n, tr, bl, 1.25, 0.0, seed++, path);
+      run_gemv_batched<T, R, R>(count, m, n, tr, bl, -0.5, 0.75, seed++, path);
+      run_gemv_batched<T, L, R>(count, m, n, tr, bl, 2.0, -1.0, seed++, path);
+    }
+}
+
+TEST(GemvBatched, SmallPathEveryOrientation) {
+  gemv_batched_every_orientation<float>(37, SmallCfg::max_extent, SmallCfg::max_extent - 3, "small");
+  gemv_batched_every_orientation<double>(300, 5, 3, "small");
+}
+
+TEST(GemvBatched, TilesPathEveryOrientation) {
+  gemv_batched_every_orientation<float>(6, SmallCfg::max_extent + 1, 70, "tiles");
+  gemv_batched_every_orientation<double>(3, 131, 45, "tiles");
+}
+
+TEST(GemvBatched, AlphaZeroAndEmptyRowsScaleOnly) {
+  using V3 = Kokkos::View<double***, Kokkos::LayoutRight, Mem>;
+  using V2 = Kokkos::View<double**, Kokkos::LayoutRight, Mem>;
+  V3 A("A", 4, 6, 5);
+  V2 x("x", 4, 5), y("y", 4, 6);
+  fill_batch(A, 1, true);  // NaN: alpha == 0 must not read A or x
+  fill_vectors(x, 2, true);
+  fill_vectors(y, 3);
+  const auto y0 = to_host_vectors(y, BL::left);
+  ridgeline::gemv_batched(Exec(), "N", 0.0, A, x, -2.0, y);
+  Kokkos::fence();
+  const auto got = to_host_vectors(y, BL::left);
+  for (std::size_t g = 0; g < got.size(); ++g)
+    for (std::int64_t i = 0; i < 6; ++i) EXPECT_EQ(got[g](i, 0), -2.0 * y0[g](i, 0)) << g << " " << i;
+  fill_vectors(y, 4, true);  // beta == 0 as well: zeros, never NaN
+  ridgeline::gemv_batched(Exec(), "T", 0.0, V3("A", 4, 5, 6), x, 0.0, y);
+  Kokkos::fence();
+  for (const auto& v : to_host_vectors(y, BL::left))
+    for (std::int64_t i = 0; i < 6; ++i) EXPECT_EQ(v(i, 0), 0.0);
+}
+
+TEST(GemvBatched, RejectsBadShapesBeforeLaunch) {
+  using V3 = Kokkos::View<double***, Kokkos::LayoutLeft, Mem>;
+  using V2 = Kokkos::View<double**, Kokkos::LayoutLeft, Mem>;
+  V3 A("A", 4, 3, 5);
+  V2 x("x", 4, 5), y("y", 4, 3), x3("x3", 3, 5), xk("xk", 4, 6), yn("yn", 4, 5);
+  std::string m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "N", 1.0, A, x3, 0.0, y); });
+  EXPECT_NE(m.find("batch counts differ"), std::string::npos) << m;
+  EXPECT_NE(m.find("x 3x5"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "N", 1.0, A, xk, 0.0, y); });
+  EXPECT_NE(m.find("need x_g with op(A_g)'s columns"), std::string::npos) << m;
+  EXPECT_NE(m.find("4 vectors of 6"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "T", 1.0, A, x, 0.0, y); });  // op(A_g) 5 x 3
+  EXPECT_NE(m.find("trans=T"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "N", 1.0, A, x, 0.0, yn); });
+  EXPECT_NE(m.find("y 4x5"), std::string::npos) << m;
+  m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "N", 1.0, A, x, 0.0, y, BL::right); });
+  EXPECT_NE(m.find("batch last"), std::string::npos) << m;
+  // y interleaved with x in one allocation, and y's vectors on top of one another (batch stride 0).
+  V2 big("big", 8, 5);
+  auto yin = Kokkos::subview(big, Kokkos::make_pair(0, 4), Kokkos::make_pair(0, 3));
+  auto xin = Kokkos::subview(big, Kokkos::make_pair(4, 8), Kokkos::ALL);
+  m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "N", 1.0, A, xin, 0.0, yin); });
+  EXPECT_NE(m.find("overlaps input x"), std::string::npos) << m;
+  Kokkos::View<double**, Kokkos::LayoutStride, Mem> yz("yz", Kokkos::LayoutStride(4, 0, 3, 1));
+  m = thrown_by([&] { ridgeline::gemv_batched(Exec(), "N", 1.0, A, x, 0.0, yz); });
+  EXPECT_NE(m.find("overlap one another"), std::string::npos) << m;
+}
+
+// team_gemv in a user's TeamPolicy kernel, a team per matrix: operands in global memory, or x and y
+// staged by the kernel in its own scratch (y poisoned there first where beta == 0).
+template <class T>
+void run_team_gemv(std::int64_t count, std::int64_t m, std::int64_t n, char trans, double alpha, double beta,
+                   bool scratch, std::uint64_t seed) {
+  const bool t = trans == 'T';
+  const int xl = static_cast<int>(t ? m : n), yl = static_cast<int>(t ? n : m);
+  using V3 = Kokkos::View<T***, Kokkos::LayoutRight, Mem>;
+  using V2 = Kokkos::View<T**, Kokkos::LayoutRight, Mem>;
+  V3 A = make_batch<T, Kokkos::LayoutRight>("A", count, m, n, BL::left);
+  V2 x("x", count, xl), y("y", count, yl);
+  fill_batch(A, seed * 3 + 1);
+  fill_vectors(x, seed * 3 + 2);
+  fill_vectors(y, seed * 3 + 3, beta == 0 && !scratch);
+  const auto hA = to_host_batch(A, BL::left);
+  const auto hx = to_host_vectors(x, BL::left), hy0 = to_host_vectors(y, BL::left);
+  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Member = typename Policy::member_type;
+  using Scratch =
+      Kokkos::View<T*, typename Exec::scratch_memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  Policy policy(Exec(), static_cast<int>(count), Kokkos::AUTO);
+  if (scratch) policy.set_scratch_size(0, Kokkos::PerTeam(Scratch::shmem_size(xl) + Scratch::shmem_size(yl)));
+  const auto al = static_cast<detail::GemmScalar<V3>>(alpha), be = static_cast<detail::GemmScalar<V3>>(beta);
+  const bool poison_y = beta == 0;
+  const T nan = poison<T>();
+  Kokkos::parallel_for(
+      "team_gemv test", policy, KOKKOS_LAMBDA(const Member& team) {
+        const int g = team.league_rank();
+        auto Ag = Kokkos::subview(A, g, Kokkos::ALL, Kokkos::ALL);
+        auto xg = Kokkos::subview(x, g, Kokkos::ALL);
+        auto yg = Kokkos::subview(y, g, Kokkos::ALL);
+        if (!scratch) {
+          ridgeline::team_gemv(team, trans, al, Ag, xg, be, yg);
+          return;
+        }
+        Scratch xs(team.team_scratch(0), xl), ys(team.team_scratch(0), yl);
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, xl), [&](int i) { xs(i) = xg(i); });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, yl),
+                             [&](int i) { ys(i) = poison_y ? nan : yg(i); });
+        ridgeline::team_gemv(team, trans, al, Ag, xs, be, ys);  // no barrier of ours before or after
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, yl), [&](int i) { yg(i) = ys(i); });
+      });
+  Kokkos::fence();
+  const Tolerance tol = tolerance_of<T, T>();
+  const auto got = to_host_vectors(y, BL::left);
+  for (std::int64_t g = 0; g < count; ++g) {
+    const auto want = reference_gemm(transpose_if(hA[g], t), hx[g], hy0[g], alpha, beta, tol.acc, tol.out);
+    const auto r = matches(got[g], want);
+    EXPECT_TRUE(r) << "team_gemv " << trans << (scratch ? " (scratch) " : " (global) ") << m << "x" << n
+                   << " beta=" << beta << ", vector " << g;
+    if (!r) break;
+  }
+}
+
+TEST(TeamGemv, InsideUserKernelBothTransposes) {
+  std::uint64_t seed = 700;
+  for (char tr : {'N', 'T'})
+    for (bool scratch : {false, true}) {
+      run_team_gemv<double>(30, 7, 13, tr, 1.5, 0.0, scratch, seed++);
+      run_team_gemv<float>(9, 70, 33, tr, -1.0, 0.25, scratch, seed++);
+    }
+}
+
 // ---- the plan, without launching ----------------------------------------------------------------
 // The small path switches off just past the table's extents, and spreads a batch over the device's
 // team slots before stacking matrices in a team; the tiles path takes the packet entry only where

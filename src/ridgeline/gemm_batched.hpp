@@ -149,6 +149,18 @@ void gemm_batched(const char* transA, const char* transB, const detail::GemmScal
 }
 
 namespace detail {
+// A batched plan as gemm_batched_config prints it.
+template <class ExecSpace, class T>
+std::string batched_config_text(const BatchedPlan& plan) {
+  std::string s = batched_path_name(plan.path);
+  if (plan.path == BatchedPath::small) s += ": " + std::to_string(plan.per_team) + " per team";
+  if (plan.path == BatchedPath::tiles) {
+    GemmBatchedEntriesOf<ExecSpace, T>::visit(
+        plan.entry, [&](auto e) { s += ": " + describe_gemm_cfg<typename decltype(e)::Cfg>(); });
+  }
+  return s;
+}
+
 template <class ExecSpace, class AV, class BV>
 BatchedPlan batched_plan_of(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
                             const BV& B, BatchLayout layout,
@@ -168,14 +180,8 @@ std::string gemm_batched_config(const ExecSpace& exec, const char* transA, const
                                 const BV& B, BatchLayout layout = BatchLayout::left) {
   using T = typename AV::non_const_value_type;
   detail::StridedBatch<const T> a, b;
-  const detail::BatchedPlan plan = detail::batched_plan_of(exec, transA, transB, A, B, layout, a, b);
-  std::string s = detail::batched_path_name(plan.path);
-  if (plan.path == detail::BatchedPath::small) s += ": " + std::to_string(plan.per_team) + " per team";
-  if (plan.path == detail::BatchedPath::tiles) {
-    detail::GemmBatchedEntriesOf<ExecSpace, T>::visit(
-        plan.entry, [&](auto e) { s += ": " + detail::describe_gemm_cfg<typename decltype(e)::Cfg>(); });
-  }
-  return s;
+  return detail::batched_config_text<ExecSpace, T>(
+      detail::batched_plan_of(exec, transA, transB, A, B, layout, a, b));
 }
 
 // The same plan as a tile configuration, for reports and the roofline (gemm_tile_config's fields).

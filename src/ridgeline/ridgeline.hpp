@@ -3,6 +3,7 @@
 #include "ridgeline/gemm.hpp"
 #include "ridgeline/gemm_batched.hpp"
 #include "ridgeline/gemv.hpp"
+#include "ridgeline/gemv_batched.hpp"
 #include "ridgeline/half.hpp"
 #include "ridgeline/library_info.hpp"
 #include "ridgeline/team_gemm.hpp"

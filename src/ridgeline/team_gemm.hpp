@@ -1,6 +1,7 @@
 #pragma once
-// GEMM inside a user's own team kernel: C = alpha * op(A) * op(B) + beta * C, called by every thread of
-// a Kokkos team (a TeamPolicy member), as KokkosBatched's TeamGemm and TeamVectorGemm are.
+// GEMM and GEMV inside a user's own team kernel (team_gemv at the end of this file): C = alpha * op(A) *
+// op(B) + beta * C, called by every thread of a Kokkos team (a TeamPolicy member), as KokkosBatched's
+// TeamGemm and TeamVectorGemm are.
 //
 //   Kokkos::parallel_for(policy, KOKKOS_LAMBDA(const member_type& team) {
 //     auto A = ...;  auto B = ...;  auto C = ...;   // rank-2 subviews: global memory or team scratch
@@ -101,6 +102,58 @@ KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char tran
     }
   }
   team.team_barrier();  // C is complete for every thread
+}
+
+// GEMV inside a user's own team kernel: y = alpha * op(A) * x + beta * y, with team_gemm's contract
+// (every thread calls it with the same arguments; barriers on entry and exit; no scratch; a bad shape
+// or transpose letter aborts the kernel before y is written). A is rank 2, x and y rank 1, in any
+// layout the team's space can read, global memory or team scratch. The team's threads and vector lanes
+// (TeamVectorRange) take one row of op(A) each, its K sum in the accumulator type (float for 16-bit
+// inputs). beta == 0 never reads y; alpha == 0 or K == 0 never reads A or x.
+template <class Member, class AV, class XV, class YV>
+KOKKOS_INLINE_FUNCTION void team_gemv(const Member& team, char trans, const detail::GemmScalar<AV>& alpha,
+                                      const AV& A, const XV& x, const detail::GemmScalar<AV>& beta,
+                                      const YV& y) {
+  static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<XV>::value && Kokkos::is_view<YV>::value,
+                "ridgeline::team_gemv takes Kokkos::Views");
+  static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<XV>() == 1 &&
+                    detail::compat::view_rank<YV>() == 1,
+                "ridgeline::team_gemv: A must be rank 2, x and y rank 1");
+  using T = typename AV::non_const_value_type;
+  using TY = typename YV::non_const_value_type;
+  using Acc = detail::GemmScalar<AV>;
+  static_assert(std::is_same_v<TY, typename YV::value_type>, "ridgeline::team_gemv: y must be non-const");
+  static_assert(std::is_same_v<T, typename XV::non_const_value_type>,
+                "ridgeline::team_gemv: A and x must share one element type");
+  static_assert(detail::is_gemm_input_v<T> && detail::is_gemm_output_v<T, TY>,
+                "ridgeline::team_gemv: the element types gemv takes");
+
+  const int ta = detail::team_trans(trans);
+  if (ta < 0) Kokkos::abort("ridgeline::team_gemv: trans must be 'N', 'T' or 'C'");
+  const int M = static_cast<int>(y.extent(0));
+  const int K = static_cast<int>(ta ? A.extent(0) : A.extent(1));
+  if (static_cast<int>(ta ? A.extent(1) : A.extent(0)) != M || static_cast<int>(x.extent(0)) != K)
+    Kokkos::abort("ridgeline::team_gemv: need op(A) M x K, x of K entries and y of M");
+  // op(A)(m, k) at a[m * a_dm + k * a_dk].
+  const std::int64_t a_dm = A.stride(ta ? 1 : 0), a_dk = A.stride(ta ? 0 : 1);
+  const std::int64_t x_dk = x.stride(0), none = 0;
+  const T* a = A.data();
+  const T* xp = x.data();
+  team.team_barrier();  // the team's writes of A, x and y before the call are visible
+  if (M > 0) {
+    if (K == 0 || alpha == Acc(0)) {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M), [&](const int m) {
+        TY& out = y(m);
+        out = beta == Acc(0) ? TY(0) : static_cast<TY>(beta * static_cast<Acc>(out));
+      });
+    } else {
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M), [&](const int m) {
+        detail::row_run_product<1, Acc>(0, 1, K, a + m * a_dm, a_dk, xp, x_dk, none,
+                                        [&](int, Acc acc) { detail::store_scaled(y(m), acc, alpha, beta); });
+      });
+    }
+  }
+  team.team_barrier();  // y is complete for every thread
 }
 
 }  // namespace ridgeline
