@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The test command: everything CI checks, from a fresh Debian 12 machine.
 #   1. host build (OpenMP + Serial): the GoogleTest suite through ctest
+# The tile sweep (ridgeline-tile-sweep, a developers' tuning tool, the largest translation unit of both
+# builds: 255 s on the host and 394 s for CUDA on CI's two cores) is left out of the host and CUDA builds;
+# the Kokkos 5.2 gate still compiles it.
 #   2. install, then build and run examples/ against the installed package
 #   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed), through the
 #      sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
@@ -16,7 +19,7 @@ say() { printf '\n==== %s\n' "$*"; }
 
 if has host || has example; then
   say "host build"
-  "$root/scripts/build.sh" host
+  "$root/scripts/build.sh" host -DRIDGELINE_ENABLE_TILE_SWEEP=OFF
 fi
 if has host; then
   say "host tests"
@@ -36,7 +39,7 @@ if has cuda; then
   # Where CUDA >= 12's tools are present (CI, the build machines) the route must work, not fall back.
   route=()
   [ -x "${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin/ptxas" ] && route=(-DRIDGELINE_CUDA_SM90A=ON)
-  "$root/scripts/build.sh" cuda "${route[@]}"
+  "$root/scripts/build.sh" cuda "${route[@]}" -DRIDGELINE_ENABLE_TILE_SWEEP=OFF
   say "CUDA backend without the sm_90a route (plain CUDA 11.8): test_gemm_cuda only"
   RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_TARGETS="test_gemm_cuda" \
     "$root/scripts/build.sh" cuda -DRIDGELINE_CUDA_SM90A=OFF -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_ENABLE_APPS=OFF
