@@ -7,9 +7,8 @@
 //   league rank dp_tiles + u         unit u's run of K steps [begin(u), begin(u + 1)) over the
 //                                    stream-K tiles, tile-major: for each tile it touches, the kernel's
 //                                    run_piece over those steps, alpha times the product to the piece
-//                                    (into C where the unit covers the whole tile)
-//   fixup, a team per stream-K tile  for the tiles two units share: C = (the pieces summed in unit
-//   with two pieces                  order) + beta * C, masked at the edges; beta == 0 never reads C
+//   fixup, a team per stream-K tile  C = (its pieces summed in unit order) + beta * C, masked at the
+//                                    edges; beta == 0 never reads C
 //
 // Piece p of stream-K tile t (0-based among them; p counts the units that touch it, in order) is the
 // BM x BN block at work + (t * max_pieces + p) * BM * BN, stored with C's contiguous index fast so
@@ -39,34 +38,24 @@ struct GemmStreamK {
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() { return Kernel::scratch_bytes(); }
 
-  // One call of run_piece, in a loop over the team's segments: a second call site (whole tiles apart
-  // from pieces) compiled the main loop twice and spilled 150-370 bytes (DMMA entries, ptxas -v).
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const std::int64_t r = team.league_rank();
-    const bool whole = r < plan.dp_tiles;
-    const int u = whole ? 0 : static_cast<int>(r - plan.dp_tiles);
-    std::int64_t i = whole ? 0 : plan.begin(u);
-    const std::int64_t end = whole ? 1 : plan.begin(u + 1);
-    while (i < end) {
-      GemmTileOrigin tile;
-      Acc* piece = nullptr;  // a tile that one team computes whole goes straight to C
-      std::int64_t next = end;
-      if (whole) {
-        tile = GemmTileOrigin::of<BM, BN, config::group_m>(static_cast<int>(r), k.tiles_m, k.tiles_n, 1, 0,
-                                                           k.a.cols);
-      } else {
-        const std::int64_t t = i / plan.k_steps, s0 = i - t * plan.k_steps;
-        const std::int64_t s1 = s0 + (end - i) < plan.k_steps ? s0 + (end - i) : plan.k_steps;
-        tile = GemmTileOrigin::of<BM, BN, config::group_m>(static_cast<int>(plan.dp_tiles + t), k.tiles_m,
-                                                           k.tiles_n, 1, 0, k.a.cols);
-        tile.k_begin = s0 * BK;
-        tile.k_end = s1 * BK < k.a.cols ? s1 * BK : k.a.cols;
-        if (plan.pieces(t) > 1)
-          piece = work + (t * StreamKPlan::max_pieces + (u - plan.unit_of(t * plan.k_steps))) * BM * BN;
-        next = i + (s1 - s0);
-      }
-      k.run_piece(team, tile, piece, rows_fast);
-      i = next;
+    if (r < plan.dp_tiles) {
+      k.run(team, static_cast<int>(r));
+      return;
+    }
+    const int u = static_cast<int>(r - plan.dp_tiles);
+    const std::int64_t end = plan.begin(u + 1);
+    for (std::int64_t i = plan.begin(u); i < end;) {
+      const std::int64_t t = i / plan.k_steps, s0 = i - t * plan.k_steps;
+      const std::int64_t s1 = s0 + (end - i) < plan.k_steps ? s0 + (end - i) : plan.k_steps;
+      GemmTileOrigin tile = GemmTileOrigin::of<BM, BN, config::group_m>(static_cast<int>(plan.dp_tiles + t),
+                                                                        k.tiles_m, k.tiles_n, 1, 0, k.a.cols);
+      tile.k_begin = s0 * BK;
+      tile.k_end = s1 * BK < k.a.cols ? s1 * BK : k.a.cols;
+      const int p = u - plan.unit_of(t * plan.k_steps);
+      k.run_piece(team, tile, work + (t * StreamKPlan::max_pieces + p) * BM * BN, rows_fast);
+      i += s1 - s0;
       if (i < end) team.team_barrier();  // the next piece's copies overwrite scratch still being read
     }
   }
@@ -88,7 +77,6 @@ void stream_k_fixup(const ExecSpace& exec, const Kernel& f, const Strided2D<TC>&
         const GemmTileOrigin tile = GemmTileOrigin::of<BM, BN, kGroupM>(static_cast<int>(plan.dp_tiles + t),
                                                                         tiles_m, tiles_n, 1, 0, 1);
         const int pieces = plan.pieces(t);
-        if (pieces < 2) return;  // one unit's whole tile, stored into C by that unit
         const Acc* w = work + t * StreamKPlan::max_pieces * BM * BN;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, BM * BN), [&](const int e) {
           const int i = rows_fast ? e % BM : e / BN, j = rows_fast ? e / BM : e % BN;

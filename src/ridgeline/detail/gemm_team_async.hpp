@@ -204,19 +204,17 @@ struct GemmTeamAsync
         team, GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols),
         nullptr, false);
   }
-  // For the stream-K schedule (gemm_stream_k.hpp): the tile's product over tile.k_begin .. k_end,
-  // alpha applied, to the BM x BN block piece (rows_fast: column-major), or into C where piece is
-  // null. One call site serves both, so that the schedule's kernel holds one copy of the main loop:
-  // with a second one for its whole tiles it spilled 150-370 bytes.
+  // A stream-K piece (gemm_stream_k.hpp): the tile's product over tile.k_begin .. k_end, alpha
+  // applied, to the BM x BN block piece (rows_fast: column-major), not to C.
   KOKKOS_FORCEINLINE_FUNCTION void run_piece(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
                                              bool rows_fast) const {
     run_tile<true>(team, tile, piece, rows_fast);
   }
 
-  template <bool kMayPiece>
+  template <bool kPiece>
   KOKKOS_FORCEINLINE_FUNCTION void run_tile(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
                                             bool rows_fast) const {
-    if constexpr (!kMayPiece) (void)piece, (void)rows_fast;
+    if constexpr (!kPiece) (void)piece, (void)rows_fast;
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     // kStages x (BK, BM+pad) or (BM, BK+pad), or BM x BK in the micro-kernel's layout
     T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));
@@ -268,7 +266,7 @@ struct GemmTeamAsync
     if constexpr (kInFlight > 0) MK::drain(acc);
     Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
 
-    if (kMayPiece && piece) {
+    if constexpr (kPiece) {
       this->store_piece(acc, o, piece, rows_fast);
     } else if (k_slices > 1) {
       this->store_partial(acc, m0, n0, o, tile.slice);

@@ -421,19 +421,17 @@ struct GemmTeamTiled
         team, GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols),
         nullptr, false);
   }
-  // For the stream-K schedule (gemm_stream_k.hpp): the tile's product over tile.k_begin .. k_end,
-  // alpha applied, to the BM x BN block piece (rows_fast: column-major), or into C where piece is
-  // null. One call site serves both, so that the schedule's kernel holds one copy of the main loop:
-  // with a second one for its whole tiles it spilled 150-370 bytes.
+  // A stream-K piece (gemm_stream_k.hpp): the tile's product over tile.k_begin .. k_end, alpha
+  // applied, to the BM x BN block piece (rows_fast: column-major), not to C.
   KOKKOS_FORCEINLINE_FUNCTION void run_piece(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
                                              bool rows_fast) const {
     run_tile<true>(team, tile, piece, rows_fast);
   }
 
-  template <bool kMayPiece>
+  template <bool kPiece>
   KOKKOS_FORCEINLINE_FUNCTION void run_tile(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
                                             bool rows_fast) const {
-    if constexpr (!kMayPiece) (void)piece, (void)rows_fast;
+    if constexpr (!kPiece) (void)piece, (void)rows_fast;
     const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
     const int slice = tile.slice;
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
@@ -453,7 +451,7 @@ struct GemmTeamTiled
         k_loop(team, m0, n0, k_begin, k_end, As, Bs,
                [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, o); });
       }
-      if (kMayPiece && piece) {
+      if constexpr (kPiece) {
         this->store_piece(acc, o, piece, rows_fast);
       } else if (k_slices > 1) {
         this->store_partial(acc, m0, n0, o, slice);
@@ -482,7 +480,7 @@ struct GemmTeamTiled
         const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
         typename MK::Accumulator acc;
         MK::load(acc, Cs, o);
-        if (kMayPiece && piece) {
+        if constexpr (kPiece) {
           this->store_piece(acc, o, piece, rows_fast);
         } else {
           this->store(acc, m0, n0, o);
