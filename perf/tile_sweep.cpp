@@ -661,9 +661,9 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
   const rd::GemmPlan chosen = rd::gemm_plan(Exec(), ac, bc);
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
   const auto show = [&](const char* what, const rd::GemmPlan& p, double s) {
-    std::printf("  %-12s %-9s peel %5lldx%-5lld slices %2d sk %3d %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n",
+    std::printf("  %-12s %-8s peel %5lldx%-5lld slices %2d %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n",
                 rd::role_name(p.role), what, (long long)p.peel.m0, (long long)p.peel.n0, p.split.slices,
-                p.stream_k.units, s * 1e3, flops / s * 1e-9, base / s, rel_diff(C, ref));
+                s * 1e3, flops / s * 1e-9, base / s, rel_diff(C, ref));
   };
   std::printf("gemm NN %lldx%lldx%lld %s: ridgeline::gemm (%s) %.3f ms %.1f GFLOP/s\n", (long long)m,
               (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32", rd::role_name(chosen.role),
@@ -707,31 +707,6 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
       }
       const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
       show(peel ? "" : "no peel", plan, s);
-    }
-    {
-      // Stream-K the other way round from the table: off where the entry takes it, forced (wherever
-      // the product has a partial last wave) where it does not, for entries whose kernel runs pieces.
-      rd::GemmEntryParams q = p;
-      q.stream_k = !p.stream_k;
-      rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
-      const bool table_sk = plan.stream_k.units > 0;
-      const std::int64_t resident = rd::ComputeUnits<Be, Exec>::of(Exec()) * p.min_blocks;
-      if (q.stream_k) {
-        plan.stream_k =
-            rd::plan_stream_k(rd::tiles_of(m, n, p.bm, p.bn), (k + p.bk - 1) / p.bk, resident, 1e30);
-        plan.peel = {}, plan.split = {1, k};
-      } else {
-        rd::plan_peel_and_split(plan, q, m, n, k, rd::ComputeUnits<Be, Exec>::of(Exec()),
-                                sizeof(rd::AccumulatorType<T>));
-      }
-      if (q.stream_k ? plan.stream_k.units > 0 : table_sk) {
-        try {
-          const double s =
-              median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
-          show(q.stream_k ? "stream-K" : "no SK", plan, s);
-        } catch (const std::logic_error&) {  // a kernel without pieces (TMA)
-        }
-      }
     }
     for (int want : slices) {
       rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);

@@ -330,12 +330,12 @@ std::int64_t odd_above(std::int64_t x) {
 
 // Fresh inputs in A and B (C poisoned when beta == 0), product(op(A), op(B), C, alpha, beta) on
 // strided operands (a dispatch-level entry), and every element of C against the reference.
-template <class T, class CLayout = Kokkos::LayoutLeft, class AV, class BV, class Product>
+template <class T, class AV, class BV, class Product>
 void expect_direct_product(char ta, char tb, const AV& A, const BV& B, std::int64_t m, std::int64_t n,
                            double alpha, double beta, std::uint64_t seed, const std::string& what,
                            Product product) {
   const bool a_t = ta == 'T', b_t = tb == 'T';
-  auto C = make_matrix<T, CLayout>("C", m, n);
+  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
   fill_operands(A, B, C, beta, seed);
   const HostMatrix hC0 = to_host(C);
   const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
@@ -445,115 +445,6 @@ TEST(Gemm, PeeledProductMatchesReference) {
     peeled_case<float>(t[0], t[1], 129, 129, k, 128, 128, 0.0, seed += 3);
     peeled_case<double>(t[0], t[1], 257, 131, k, 256, 128, 0.75, seed += 3);
   }
-}
-
-// ---- stream-K over the last waves --------------------------------------------------------------
-// The schedule alone: every K step of the stream-K tiles belongs to exactly one unit, runs are
-// contiguous and at least a tile deep, and a tile has at most max_pieces pieces.
-TEST(Gemm, StreamKScheduleCoversEveryStepOnce) {
-  for (std::int64_t tiles : {1, 2, 5, 7, 64, 263, 264, 265, 527, 800}) {
-    for (std::int64_t units : {1, 2, 3, 7, 132, 264}) {
-      for (std::int64_t steps : {1, 2, 3, 16, 157}) {
-        const auto p = detail::stream_k_schedule(tiles, steps, units);
-        const std::string what = std::to_string(tiles) + " tiles " + std::to_string(steps) + " steps " +
-                                 std::to_string(units) + " units";
-        if (tiles < units) {
-          EXPECT_EQ(p.units, 0) << what;
-          continue;
-        }
-        ASSERT_EQ(p.units, units) << what;
-        EXPECT_EQ(p.dp_tiles % units, 0) << what;
-        EXPECT_EQ(p.dp_tiles + p.sk_tiles, tiles) << what;
-        EXPECT_GE(p.sk_tiles, units) << what;
-        EXPECT_LT(p.sk_tiles, 2 * units) << what;
-        EXPECT_EQ(p.begin(0), 0) << what;
-        EXPECT_EQ(p.begin(p.units), p.steps()) << what;
-        for (int u = 0; u < p.units; ++u) {
-          EXPECT_GE(p.begin(u + 1) - p.begin(u), steps) << what << " unit " << u;
-          EXPECT_EQ(p.unit_of(p.begin(u)), u) << what;
-          EXPECT_EQ(p.unit_of(p.begin(u + 1) - 1), u) << what;
-        }
-        for (std::int64_t t = 0; t < p.sk_tiles; ++t) {
-          EXPECT_GE(p.pieces(t), 1) << what;
-          EXPECT_LE(p.pieces(t), detail::StreamKPlan::max_pieces) << what << " tile " << t;
-        }
-      }
-    }
-  }
-}
-
-// The decision: a partial last wave, deep enough tiles, and a model time that beats the plan without
-// stream-K by 2%.
-TEST(Gemm, StreamKDecision) {
-  // DGEMM 2500^3 on 128 x 64 tiles: 800 over 264 slots, 3.03 waves; 528 whole, 272 shared.
-  const auto d = detail::plan_stream_k(800, 157, 264, 4.0);
-  EXPECT_EQ(d.units, 264);
-  EXPECT_EQ(d.dp_tiles, 528);
-  EXPECT_EQ(d.sk_tiles, 272);
-  EXPECT_EQ(d.k_steps, 157);
-  EXPECT_EQ(detail::plan_stream_k(800, 157, 264, 3.1).units, 0);  // a peel as good (3.03 + 0.1 > 0.98 x 3.1)
-  EXPECT_EQ(detail::plan_stream_k(792, 157, 264, 3.0).units, 0);  // three whole waves
-  EXPECT_EQ(detail::plan_stream_k(200, 157, 264, 1.0).units, 0);  // under one wave: split-K's
-  EXPECT_EQ(detail::plan_stream_k(800, 4, 264, 4.0).units, 0);    // K too shallow to share
-  EXPECT_EQ(detail::plan_stream_k(800, 157, 0, 4.0).units, 0);    // device unknown
-  // 8192^3 on 128 x 64: 8192 tiles, 31.03 waves against 32: 30 waves whole.
-  EXPECT_EQ(detail::plan_stream_k(8192, 512, 264, 32.0).dp_tiles, 30 * 264);
-  // A last wave nearly full gains less than the fixup costs: 1050 tiles, 3.98 waves.
-  EXPECT_EQ(detail::plan_stream_k(1050, 157, 264, 4.0).units, 0);
-  // Through the plan: an entry that allows stream-K takes it instead of its peel.
-  detail::GemmEntryParams p{128, 64, 16, 2, 3};
-  p.role = detail::GemmRole::packets, p.needs_packets = true, p.stream_k = true;
-  detail::GemmPlan plan;
-  detail::plan_peel_and_split(plan, p, 2500, 2500, 2500, 132, sizeof(double));
-  EXPECT_EQ(plan.stream_k.units, 264);
-  EXPECT_EQ(plan.peel.m0, 0);
-  EXPECT_EQ(plan.split.slices, 1);
-  p.stream_k = false;
-  detail::plan_peel_and_split(plan, p, 2500, 2500, 2500, 132, sizeof(double));
-  EXPECT_EQ(plan.stream_k.units, 0);
-  EXPECT_EQ(plan.peel.m0, 2432);  // the peel it had
-}
-
-int stream_k_cases_run = 0;
-// Products run with a given stream-K schedule on the entry they would take, on every backend: runs
-// that start and end inside tiles, tiles of one and of two pieces, edge tiles, both layouts of C.
-template <class T, class CLayout>
-void stream_k_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, int units, double beta,
-                   std::uint64_t seed) {
-  const bool a_t = ta == 'T', b_t = tb == 'T';
-  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", a_t ? k : m, a_t ? m : k);
-  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", b_t ? n : k, b_t ? k : n);
-  const std::string what = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " over " +
-                           std::to_string(units) + " units";
-  {  // only entries that allow stream-K compile it (every host entry; CUDA's fp64 DMMA entries)
-    const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
-    const auto sb = detail::strided_op(B, b_t ? detail::Trans::T : detail::Trans::N);
-    if (!detail::gemm_entry_allows_stream_k<Exec, T>(
-            detail::Strided2D<const T>{sa.data, sa.rows, sa.cols, sa.rs, sa.cs},
-            detail::Strided2D<const T>{sb.data, sb.rows, sb.cols, sb.rs, sb.cs}))
-      return;
-  }
-  ++stream_k_cases_run;
-  expect_direct_product<T, CLayout>(ta, tb, A, B, m, n, -0.6, beta, seed, what,
-                                    [&](auto ca, auto cb, auto c, T al, T be) {
-                                      detail::gemm_dispatch_stream_k(Exec(), ca, cb, c, al, be, units);
-                                    });
-}
-
-TEST(Gemm, StreamKProductMatchesReference) {
-  using L = Kokkos::LayoutLeft;
-  using R = Kokkos::LayoutRight;
-  std::uint64_t seed = 6800;
-  const std::int64_t k = reduced() ? 300 : 1100;
-  for (const char* t : {"NN", "NT", "TN", "TT"}) {
-    for (int units : {1, 2, 3, 5}) {
-      stream_k_case<float, L>(t[0], t[1], 301, 277, k, units, 0.0, seed += 3);
-      stream_k_case<double, R>(t[0], t[1], 203, 190, k + 13, units, 1.5, seed += 3);
-    }
-  }
-  // Whole waves: every tile of the shared wave is one unit's, one piece each.
-  stream_k_case<double, L>('N', 'N', 256, 256, k, 4, -0.5, seed += 3);
-  EXPECT_GT(stream_k_cases_run, 0) << "no entry of this backend allows stream-K";
 }
 
 // The decision: peel where the bulk and then the remainders (split-K) beat the whole product's waves

@@ -140,9 +140,7 @@ struct DmmaAsyncEntry {
 // entry (more, smaller tiles against 3.03 waves of 128x64): GemmTilesFp64DmmaSmall below.
 // Reading A in 16-byte pairs (its rows g and g + 8 permuted next to each other) ran 1.01x here and
 // 0.67x with register staging (-dmma-sweep3-paired.txt), so the micro-kernel keeps 8-byte reads.
-struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {
-  static constexpr bool stream_k = true;
-};
+struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to
 // 4 (fp64) columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or
@@ -214,7 +212,6 @@ struct GemmTilesFp32Small {
 // perf/results/h200-2026-12-01-2297cb1-worktree-sweep.txt), so it now starts from zero waves.
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
-  static constexpr bool stream_k = true;
 };
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,

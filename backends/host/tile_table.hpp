@@ -19,7 +19,6 @@ struct GemmTilesFp32 {
   static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
   static constexpr int scratch_level = 1, group_m = 4;
   static constexpr int simd_bytes = 64;  // the vector type of the host micro-kernel (AVX-512)
-  static constexpr bool stream_k = true;  // compiled for the tests: the plan never takes it (one stage)
 };
 
 struct GemmTilesFp64 {
@@ -29,7 +28,6 @@ struct GemmTilesFp64 {
   static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
   static constexpr int scratch_level = 1, group_m = 4;
   static constexpr int simd_bytes = 64;
-  static constexpr bool stream_k = true;
 };
 
 // GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass

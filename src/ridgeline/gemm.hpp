@@ -160,7 +160,6 @@ TileConfig describe_plan(const GemmPlan& plan) {
   if (plan.copy_a || plan.copy_b) t.staging = "packets (operands copied k-contiguous)";
   t.k_slices = plan.split.slices;
   t.peel_m = plan.peel.m0, t.peel_n = plan.peel.n0;
-  t.stream_k_whole_tiles = plan.stream_k.dp_tiles, t.stream_k_units = plan.stream_k.units;
   return t;
 }
 }  // namespace detail
@@ -182,7 +181,7 @@ TileConfig gemm_tile_config(bool packets = false) {
 
 // The plan gemm(exec, transA, transB, alpha, A, B, beta, C, math) would execute for these operands,
 // as the tile configuration it runs: the table entry and its role, the staging and copies, the K
-// slices, the peeled bulk and stream-K (the operands are not validated here, and nothing is launched).
+// slices and the peeled bulk (the operands are not validated here, and nothing is launched).
 template <class ExecSpace, class AV, class BV>
 TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
                             const BV& B, Math math = Math::exact) {

@@ -27,10 +27,6 @@ struct TileConfig {
   // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
   // [0, peel_n) (0: no peeling).
   std::int64_t peel_m = 0, peel_n = 0;
-  // Stream-K over the last waves: the tiles run whole first, and the teams (0: none) that share the
-  // remaining tiles' K steps.
-  std::int64_t stream_k_whole_tiles = 0;
-  int stream_k_units = 0;
 };
 
 // The GEMV configuration: a team covers `rows` outputs with `team_size` x `vector_length` threads;

@@ -15,7 +15,6 @@
 
 #include "ridgeline/detail/gemm_multi_vector.hpp"
 #include "ridgeline/detail/gemm_plan.hpp"
-#include "ridgeline/detail/gemm_stream_k.hpp"
 #include "ridgeline/detail/gemm_team_async.hpp"
 #include "ridgeline/detail/gemm_team_tiled.hpp"
 #include "ridgeline/detail/gemv_team.hpp"
@@ -347,52 +346,11 @@ Acc* lease_partials(WorkspaceLease<ExecSpace>& lease, KSplit split, std::int64_t
   }
 }
 
-// Whether Kernel can run stream-K pieces (run_piece: the team tile kernels; not the TMA kernels).
-template <class Kernel, class = void>
-struct RunsPieces : std::false_type {};
-template <class Kernel>
-struct RunsPieces<Kernel, std::void_t<decltype(&Kernel::run_piece)>> : std::true_type {};
-
-// Kernel f (set up for the whole product) with the stream-K plan sk (gemm_stream_k.hpp): the
-// data-parallel tiles and the units in one launch, then the fixup. false, launching nothing, where
-// the workspace has no room for the pieces.
-template <class Kernel, class ExecSpace, class TC, class Acc>
-bool launch_stream_k(const ExecSpace& exec, const Kernel& f, const StreamKPlan& sk, const Strided2D<TC>& c,
-                     Acc beta) {
-  using Cfg = typename Kernel::config;
-  using StreamK = GemmStreamK<Kernel>;
-  auto lease = lease_workspace(exec);
-  StreamK g;
-  try {
-    g.work = lease.template get<Acc>(WorkSlot::partials, static_cast<std::size_t>(sk.sk_tiles) *
-                                                             StreamKPlan::max_pieces * Cfg::bm * Cfg::bn);
-  } catch (const std::exception&) {
-    return false;
-  }
-  g.k = f, g.plan = sk, g.rows_fast = c.rs == 1;
-  require_int_range(sk.dp_tiles + sk.units, "number of stream-K teams", "gemm");
-  typename StreamK::policy_type policy(exec, static_cast<int>(sk.dp_tiles + sk.units), Cfg::team_size,
-                                       Cfg::vector_length);
-  using Be = typename BackendFor<ExecSpace>::type;
-  const std::size_t lifted =
-      StreamK::scratch_bytes() > std::size_t(policy.scratch_size_max(Cfg::scratch_level))
-          ? TeamScratchLimit<Be, StreamK, ExecSpace>::of(exec, Cfg::team_size)
-          : 0;
-  require_fits(policy, g, Cfg::scratch_level, StreamK::scratch_bytes(), Cfg::team_size, "gemm",
-               describe_gemm_cfg<Cfg>(), lifted);
-  policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(StreamK::scratch_bytes()));
-  Kokkos::parallel_for("ridgeline::gemm stream-K", policy, g);
-  after_launch<StreamK, Cfg>(exec);
-  stream_k_fixup(exec, g, c, beta);
-  return true;
-}
-
 // Launches Kernel on C = alpha * op(A) * op(B) + beta * C, in split.slices K slices (the plan's
-// split; without room for the partials in the workspace, one), or with the stream-K plan sk where it
-// has units (without room for the pieces, whole).
+// split; without room for the partials in the workspace, one).
 template <class Kernel, class ExecSpace, class T, class TC, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split, const StreamKPlan& sk = {}) {
+                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split) {
   using Cfg = typename Kernel::config;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm;
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
@@ -420,15 +378,6 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
                describe_gemm_cfg<Cfg>(), lifted);
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  if (sk.units > 0) {
-    // Only the entries that allow stream-K instantiate its schedule: every kernel's main loop would
-    // otherwise be compiled twice in every caller.
-    if constexpr (StreamKOf<Cfg>::value && RunsPieces<Kernel>::value && !HasDeviceParams<Kernel>::value) {
-      if (launch_stream_k(exec, f, sk, c, beta)) return;
-    } else {
-      throw std::logic_error("ridgeline::gemm: a stream-K plan for an entry without stream-K");
-    }
-  }
   if (split.slices > 1) {
     // The partials live in the instance's workspace, held until both kernels are enqueued.
     auto lease = lease_workspace(exec);
@@ -865,7 +814,7 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
       }
     } else {
       with_entry_kernel<ExecSpace, T, TC, E>(a_m, b_n, [&](auto kernel) {
-        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split, plan.stream_k);
+        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split);
       });
     }
   });
@@ -916,26 +865,6 @@ void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, co
       plan_k_split(GemmEntriesOf<ExecSpace, T>::params(plan.entry), p.m0, p.n0, a.cols,
                    ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec), sizeof(AccumulatorType<T>));
   run_peeled(exec, plan, a, b, c, alpha, beta);
-}
-
-// Whether the entry that a product of these operands would run allows stream-K (tests).
-template <class ExecSpace, class T>
-bool gemm_entry_allows_stream_k(const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  return GemmEntriesOf<ExecSpace, T>::params(gemm_plan(ExecSpace(), a, b, false, false).entry).stream_k;
-}
-
-// The same with stream-K over `units` teams on the entry the product would run (tests: every backend,
-// any schedule; at least `units` tiles, on an entry that allows stream-K).
-template <class ExecSpace, class T, class TC>
-void gemm_dispatch_stream_k(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                            const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
-                            int units) {
-  GemmPlan plan = gemm_plan(exec, a, b, false, false);
-  const GemmEntryParams p = GemmEntriesOf<ExecSpace, T>::params(plan.entry);
-  plan.peel = {}, plan.split = {1, a.cols};
-  plan.stream_k = stream_k_schedule(tiles_of(c.rows, c.cols, p.bm, p.bn), (a.cols + p.bk - 1) / p.bk, units);
-  if (plan.stream_k.units == 0) throw std::logic_error("ridgeline::gemm: fewer tiles than stream-K units");
-  run_gemm_plan(exec, plan, a, b, c, alpha, beta);
 }
 
 // The product on aligned copies of op(A) and op(B), in the instance's workspace, planned again on the

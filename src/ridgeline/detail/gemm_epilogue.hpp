@@ -71,23 +71,6 @@ struct GemmEpilogue {
     });
   }
 
-  // A stream-K piece (gemm_stream_k.hpp): alpha times the accumulators, the whole BM x BN tile (the
-  // fixup masks the edges), to the block w, rows fast (column-major) or columns fast.
-  KOKKOS_FORCEINLINE_FUNCTION void store_piece(const typename MK::Accumulator& acc,
-                                               const typename MK::Owner& o, Acc* w, bool rows_fast) const {
-    constexpr int BM = Kernel::BM, BN = Kernel::BN;
-    const Acc alpha = static_cast<const Kernel&>(*this).alpha;
-    static_for<MK::kTN>([&](auto J) {
-      constexpr int j = decltype(J)::value;
-      const int n = MK::col(o, j);
-      RIDGELINE_UNROLL
-      for (int i = 0; i < MK::kTM; ++i) {
-        const int m = MK::row(o, i);
-        w[rows_fast ? n * BM + m : m * BN + n] = alpha * MK::get(acc, i, j);
-      }
-    });
-  }
-
   // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
   KOKKOS_FORCEINLINE_FUNCTION void store(const typename MK::Accumulator& acc, std::int64_t m0,
                                          std::int64_t n0, const typename MK::Owner& o) const {

@@ -10,7 +10,6 @@
 // (GemmEntry<Cfg, When>, the conditions in namespace when); the first entry whose condition holds
 // runs. The numbers inside a condition (a row limit, a wave fraction) are the table's, with the sweep
 // that chose them cited there.
-#include <Kokkos_Macros.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -135,7 +134,6 @@ struct GemmEntryParams {
   GemmRole role = GemmRole::general;
   bool needs_packets = false;
   int min_slice_steps = 16, max_slices = 16, split_teams = 1;
-  bool stream_k = false;  // Cfg::stream_k: the entry's last waves may run stream-K (plan_stream_k)
 };
 template <class Cfg, class = void>
 struct SplitTeams : std::integral_constant<int, Cfg::min_blocks> {};
@@ -148,10 +146,6 @@ template <class Cfg>
 struct MinSliceSteps<Cfg, std::void_t<decltype(Cfg::min_slice_steps)>>
     : std::integral_constant<int, Cfg::min_slice_steps> {};
 template <class Cfg, class = void>
-struct StreamKOf : std::false_type {};
-template <class Cfg>
-struct StreamKOf<Cfg, std::void_t<decltype(Cfg::stream_k)>> : std::bool_constant<Cfg::stream_k> {};
-template <class Cfg, class = void>
 struct MaxSlices : std::integral_constant<int, 16> {};
 template <class Cfg>
 struct MaxSlices<Cfg, std::void_t<decltype(Cfg::max_slices)>> : std::integral_constant<int, Cfg::max_slices> {
@@ -162,7 +156,6 @@ GemmEntryParams tile_params() {
   GemmEntryParams p{Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
   p.min_slice_steps = MinSliceSteps<Cfg>::value, p.max_slices = MaxSlices<Cfg>::value;
   p.split_teams = SplitTeams<Cfg>::value;
-  p.stream_k = StreamKOf<Cfg>::value;
   return p;
 }
 template <class E>
@@ -327,95 +320,23 @@ inline double tiles_cost(std::int64_t tiles, std::int64_t k, int bk, std::int64_
 // if it beats the unpeeled product by 2% (each remainder adds a launch, and split-K partials).
 // resident: the team slots of the device (0: unknown, no peeling); k and bk: the depth and the
 // entry's K step, for the remainders' split.
-// cost: where given, the chosen cut's wave-model time (no cut: the unpeeled product's).
 inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, std::int64_t k, int bm, int bn, int bk,
-                          std::int64_t resident, double* cost = nullptr) {
+                          std::int64_t resident) {
   const std::int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn, full = tiles_m * tiles_n;
-  const double whole = resident > 0 ? double((full + resident - 1) / resident) : 0.0;
-  if (cost) *cost = whole;
   if (resident <= 0 || full < resident) return {};  // one partial wave either way (split-K territory)
   PeelPlan best;
-  double best_cost = 0.98 * whole;
+  double best_cost = 0.98 * double((full + resident - 1) / resident);
   for (std::int64_t fm = m / bm; fm > 0 && fm + 1 >= m / bm; --fm) {
     for (std::int64_t fn = n / bn; fn > 0 && fn + 1 >= n / bn; --fn) {
       const std::int64_t m0 = fm * bm, n0 = fn * bn;
       if (m0 == m && n0 == n) continue;
-      const double c = tiles_cost(fm * fn, k, bk, resident) +
-                       tiles_cost((tiles_m - fm) * tiles_n, k, bk, resident) +  // rows below, full width
-                       tiles_cost(fm * (tiles_n - fn), k, bk, resident);        // columns right of the bulk
-      if (c < best_cost) best = {m0, n0}, best_cost = c;
+      const double cost = tiles_cost(fm * fn, k, bk, resident) +
+                          tiles_cost((tiles_m - fm) * tiles_n, k, bk, resident) +  // rows below, full width
+                          tiles_cost(fm * (tiles_n - fn), k, bk, resident);  // columns right of the bulk
+      if (cost < best_cost) best = {m0, n0}, best_cost = cost;
     }
   }
-  if (cost && best.m0 > 0) *cost = best_cost;
   return best;
-}
-
-// ---- stream-K over the last wave -----------------------------------------------------------------
-// A last wave of tiles that is nearly empty costs a whole tile's time for a few tiles: DGEMM 2500^3 is
-// 800 tiles of 128 x 64 over 264 team slots, 3.03 waves that run as four; 8192^3 is 31.03 run as 32.
-// Stream-K (Osama, Merrill, Cecka, Garland and Owens, PPoPP 2023) in its hybrid form: the tiles of all
-// full waves but the last run whole, one team each (data-parallel); the remaining ones, between one and
-// two waves of them, are cut into their K steps, and one wave of teams (units) shares those steps
-// evenly, each team a contiguous run of them. So the product takes about waves + rem / slots tile times
-// instead of waves + 1. A run starts and ends anywhere: its piece of a tile (alpha times a partial
-// product over some of the tile's K steps) goes to the workspace, and a fixup kernel sums each tile's
-// pieces in order into C (gemm_stream_k.hpp). A unit's run is at least one tile deep, so a tile is
-// shared by at most two units, and a run touches at most three tiles.
-struct StreamKPlan {
-  std::int64_t dp_tiles = 0;  // tiles run whole first, league ranks [0, dp_tiles)
-  std::int64_t sk_tiles = 0;  // the rest, tiles [dp_tiles, dp_tiles + sk_tiles) in the grouped order
-  int units = 0;              // teams sharing the rest's K steps (0: no stream-K)
-  int k_steps = 0;            // K steps per tile
-
-  static constexpr int max_pieces = 2;  // pieces per tile: every run covers at least k_steps steps
-
-  KOKKOS_INLINE_FUNCTION std::int64_t steps() const { return sk_tiles * k_steps; }
-  // Unit u's run is steps [begin(u), begin(u + 1)) of the sk_tiles x k_steps, tile-major; the first
-  // steps() % units runs are one step longer.
-  KOKKOS_INLINE_FUNCTION std::int64_t begin(int u) const {
-    const std::int64_t q = steps() / units, r = steps() % units;
-    return std::int64_t(u) * q + (u < r ? std::int64_t(u) : r);
-  }
-  // The unit whose run holds step i.
-  KOKKOS_INLINE_FUNCTION int unit_of(std::int64_t i) const {
-    const std::int64_t q = steps() / units, r = steps() % units, long_steps = r * (q + 1);
-    return static_cast<int>(i < long_steps ? i / (q + 1) : r + (i - long_steps) / q);
-  }
-  // The pieces of stream-K tile t (0-based among the sk_tiles): one per unit whose run touches it.
-  KOKKOS_INLINE_FUNCTION int pieces(std::int64_t t) const {
-    return unit_of((t + 1) * k_steps - 1) - unit_of(t * k_steps) + 1;
-  }
-};
-
-// The hybrid schedule of `tiles` tiles (at least `units`), k_steps deep, over `units` teams: the tiles
-// of all full waves but the last run whole; the rest (one wave and the partial one) are shared.
-inline StreamKPlan stream_k_schedule(std::int64_t tiles, std::int64_t k_steps, std::int64_t units) {
-  StreamKPlan p;
-  if (units <= 0 || tiles < units || k_steps <= 0) return p;
-  p.dp_tiles = (tiles / units - 1) * units;
-  p.sk_tiles = tiles - p.dp_tiles;
-  p.units = static_cast<int>(units);
-  p.k_steps = static_cast<int>(k_steps);
-  return p;
-}
-
-// The model's price of the fixup, in tile times: writing and reading the pieces (one to two waves of
-// tiles of partials) and a launch, against the K loop of a tile that is at least min_steps deep.
-constexpr double stream_k_fixup_waves = 0.1;
-constexpr int stream_k_min_steps = 8;
-
-// The stream-K plan for `tiles` tiles of k_steps K steps over `resident` team slots, or none: under
-// one wave (split-K territory), a last wave that is full, tiles too shallow to share, or a model time
-// (full waves + rem / resident + stream_k_fixup_waves) that does not beat `other` (the time of the
-// product as otherwise planned, in the same tile times) by 2%.
-inline StreamKPlan plan_stream_k(std::int64_t tiles, std::int64_t k_steps, std::int64_t resident,
-                                 double other) {
-  if (resident <= 0 || tiles < resident || k_steps < stream_k_min_steps) return {};
-  const std::int64_t waves = tiles / resident, rem = tiles % resident;
-  if (rem == 0) return {};
-  const double cost = double(waves) + double(rem) / double(resident) + stream_k_fixup_waves;
-  if (cost >= 0.98 * other) return {};
-  return stream_k_schedule(tiles, k_steps, resident);
 }
 
 // ---- the plan --------------------------------------------------------------------------------
@@ -427,7 +348,6 @@ struct GemmPlan {
   KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
   PeelPlan peel;                        // the bulk that runs alone; its remainders are planned as
                                         // products of their own when they run
-  StreamKPlan stream_k;                 // the last waves shared out as K steps (never with a peel)
 };
 
 // The rest of a plan once its entry is chosen: the peel (packet entries with more than one stage) and
@@ -435,7 +355,6 @@ struct GemmPlan {
 inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::int64_t m, std::int64_t n,
                                 std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
   plan.peel = {};
-  plan.stream_k = {};
   if (p.role == GemmRole::multi_vector) {
     plan.split = multi_vector_split(p, m, n, k, compute_units, acc_bytes);
     return;
@@ -443,24 +362,8 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
   // Only the packet entries peel: narrow ones have no rows to spare, and the small-tile entry ran its
   // products faster whole (DGEMM 2500x2500x1000: 0.300 ms whole, 0.364 peeled;
   // perf/results/h200-2026-12-01-e50b3ec-plans-sweep.txt).
-  const std::int64_t resident = compute_units * p.min_blocks;
-  double cost = 0.0;  // the wave-model time of the product without stream-K
   if (p.role == GemmRole::packets && p.stages > 1)
-    plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, resident, &cost);
-  // An entry that allows stream-K takes it where it beats both the whole product and its best peel,
-  // and the workspace has room for the pieces.
-  if (p.stream_k && p.stages > 1) {
-    const std::int64_t tiles = tiles_of(m, n, p.bm, p.bn);
-    if (cost == 0.0 && resident > 0) cost = double((tiles + resident - 1) / resident);
-    const StreamKPlan sk = plan_stream_k(tiles, (k + p.bk - 1) / p.bk, resident, cost);
-    const double bytes = double(sk.sk_tiles) * StreamKPlan::max_pieces * p.bm * p.bn * double(acc_bytes);
-    if (sk.units > 0 && workspace_allows(static_cast<std::size_t>(bytes))) {
-      plan.stream_k = sk;
-      plan.peel = {};
-      plan.split = {1, k};
-      return;
-    }
-  }
+    plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, compute_units * p.min_blocks);
   const bool peeled = plan.peel.m0 > 0;
   plan.split =
       plan_k_split(p, peeled ? plan.peel.m0 : m, peeled ? plan.peel.n0 : n, k, compute_units, acc_bytes);

@@ -200,21 +200,8 @@ struct GemmTeamAsync
 
   // The tile of league rank `rank` (a batched league passes each matrix's own rank).
   KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
-    run_tile<false>(
-        team, GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols),
-        nullptr, false);
-  }
-  // A stream-K piece (gemm_stream_k.hpp): the tile's product over tile.k_begin .. k_end, alpha
-  // applied, to the BM x BN block piece (rows_fast: column-major), not to C.
-  KOKKOS_FORCEINLINE_FUNCTION void run_piece(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
-                                             bool rows_fast) const {
-    run_tile<true>(team, tile, piece, rows_fast);
-  }
-
-  template <bool kPiece>
-  KOKKOS_FORCEINLINE_FUNCTION void run_tile(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
-                                            bool rows_fast) const {
-    if constexpr (!kPiece) (void)piece, (void)rows_fast;
+    const auto tile =
+        GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     // kStages x (BK, BM+pad) or (BM, BK+pad), or BM x BK in the micro-kernel's layout
     T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));
@@ -266,9 +253,7 @@ struct GemmTeamAsync
     if constexpr (kInFlight > 0) MK::drain(acc);
     Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
 
-    if constexpr (kPiece) {
-      this->store_piece(acc, o, piece, rows_fast);
-    } else if (k_slices > 1) {
+    if (k_slices > 1) {
       this->store_partial(acc, m0, n0, o, tile.slice);
     } else {
       this->store(acc, m0, n0, o);

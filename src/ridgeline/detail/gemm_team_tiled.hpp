@@ -417,21 +417,8 @@ struct GemmTeamTiled
 
   // The tile of league rank `rank` (a batched league passes each matrix's own rank).
   KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
-    run_tile<false>(
-        team, GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols),
-        nullptr, false);
-  }
-  // A stream-K piece (gemm_stream_k.hpp): the tile's product over tile.k_begin .. k_end, alpha
-  // applied, to the BM x BN block piece (rows_fast: column-major), not to C.
-  KOKKOS_FORCEINLINE_FUNCTION void run_piece(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
-                                             bool rows_fast) const {
-    run_tile<true>(team, tile, piece, rows_fast);
-  }
-
-  template <bool kPiece>
-  KOKKOS_FORCEINLINE_FUNCTION void run_tile(const member_type& team, const GemmTileOrigin& tile, Acc* piece,
-                                            bool rows_fast) const {
-    if constexpr (!kPiece) (void)piece, (void)rows_fast;
+    const auto tile =
+        GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
     const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
     const int slice = tile.slice;
     auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
@@ -451,9 +438,7 @@ struct GemmTeamTiled
         k_loop(team, m0, n0, k_begin, k_end, As, Bs,
                [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, o); });
       }
-      if constexpr (kPiece) {
-        this->store_piece(acc, o, piece, rows_fast);
-      } else if (k_slices > 1) {
+      if (k_slices > 1) {
         this->store_partial(acc, m0, n0, o, slice);
       } else {
         this->store(acc, m0, n0, o);
@@ -480,11 +465,7 @@ struct GemmTeamTiled
         const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
         typename MK::Accumulator acc;
         MK::load(acc, Cs, o);
-        if constexpr (kPiece) {
-          this->store_piece(acc, o, piece, rows_fast);
-        } else {
-          this->store(acc, m0, n0, o);
-        }
+        this->store(acc, m0, n0, o);
       }
     }
   }
