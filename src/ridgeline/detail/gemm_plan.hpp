@@ -303,6 +303,14 @@ inline KSplit multi_vector_split(const GemmEntryParams& p, std::int64_t m, std::
 // their own products, which pick their own entries and split K. The same cut pays where the tile
 // count itself quantizes badly: DGEMM 2500^3 is 800 tiles of 128 x 64 over 264 slots, 3.03 waves run as
 // four; its bulk of 19 x 39 tiles runs in three, and the 59 remainder tiles split K across the device.
+// Stream-K (the last waves' K steps shared evenly by one wave of teams, partial tiles summed by a fixup)
+// was built against this on the fp64 DMMA entries and dropped (git 114edfa, 8b41f47; reverted): where
+// the wave model promised 13-22% it gained 0-1.5% (DGEMM 2500^3 on 128 x 64 tiles 0.800 ms against
+// 0.812 peeled, on the 64 x 64 small tiles 0.717 against 0.713), and it lost 5-15% elsewhere (1536^3
+// 0.215 against 0.182, 2048^3 0.412 against 0.365): the pieces' workspace traffic and the fixup cost
+// what the balance gained. With two or three teams per SM a team left alone in a last wave runs faster,
+// so a partial wave costs much less than a tile's time (perf/results/h200-2026-12-01-8b41f47-streamk-
+// sweep.txt; the first version also spilled, -8b41f47-streamk-ptxas.txt).
 struct PeelPlan {
   std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
 };
