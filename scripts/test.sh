@@ -29,7 +29,7 @@ if has example; then
   say "install + example against the installed package"
   cmake --install "$root/build/host" >/dev/null
   cmake -S "$root/examples" -B "$root/build/example" -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$root/build/host-install;$root/.deps/install/host" >/dev/null
+    -DCMAKE_PREFIX_PATH="$root/build/host-install;${RIDGELINE_DEPS:-$root/.deps}/install/host" >/dev/null
   cmake --build "$root/build/example" -j 2
   "$root/build/example/gemm_example"
   "$root/build/example/team_gemm_example"
