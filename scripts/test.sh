@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # The test command: everything CI checks, from a fresh Debian 12 machine.
 #   1. host build (OpenMP + Serial): the GoogleTest suite through ctest
-# The tile sweep (ridgeline-tile-sweep, a developers' tuning tool, the largest translation unit of both
-# builds: 255 s on the host and 394 s for CUDA on CI's two cores) is left out of the host and CUDA builds;
-# the Kokkos 5.2 gate still compiles it.
 #   2. install, then build and run examples/ against the installed package
 #   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed), through the
 #      sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
 #      (route off, mma.sync only), which must keep building
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
 #   5. Kokkos 5.2 compile gate (scripts/check_kokkos5.sh)
+# The tile sweep (ridgeline-tile-sweep, a developers' tuning tool, the largest translation unit of both
+# builds: 255 s on the host and 394 s for CUDA on CI's two cores) is left out of the host and CUDA builds;
+# the Kokkos 5.2 gate still compiles it.
 # RIDGELINE_TEST_STEPS selects steps, e.g. RIDGELINE_TEST_STEPS="host example" for a quick run.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

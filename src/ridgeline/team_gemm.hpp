@@ -34,6 +34,7 @@
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/dispatch_batched.hpp"
+#include "ridgeline/detail/scale.hpp"
 #include "ridgeline/detail/team_product.hpp"
 
 namespace ridgeline {
@@ -87,10 +88,8 @@ KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char tran
   team.team_barrier();  // the team's writes of A, B and C before the call are visible
   if (M > 0 && N > 0) {
     if (K == 0 || alpha == Acc(0)) {
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * N), [&](const int e) {
-        TC& out = C(e % M, e / M);
-        out = beta == Acc(0) ? TC(0) : static_cast<TC>(beta * static_cast<Acc>(out));
-      });
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * N),
+                           [&](const int e) { detail::scale_in_place(C(e % M, e / M), beta); });
     } else {
       const int NB = (N + kRN - 1) / kRN;
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * NB), [&](const int w) {
@@ -142,10 +141,8 @@ KOKKOS_INLINE_FUNCTION void team_gemv(const Member& team, char trans, const deta
   team.team_barrier();  // the team's writes of A, x and y before the call are visible
   if (M > 0) {
     if (K == 0 || alpha == Acc(0)) {
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M), [&](const int m) {
-        TY& out = y(m);
-        out = beta == Acc(0) ? TY(0) : static_cast<TY>(beta * static_cast<Acc>(out));
-      });
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M),
+                           [&](const int m) { detail::scale_in_place(y(m), beta); });
     } else {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M), [&](const int m) {
         detail::row_run_product<1, Acc>(0, 1, K, a + m * a_dm, a_dk, xp, x_dk, none,

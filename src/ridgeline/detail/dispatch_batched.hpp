@@ -18,6 +18,7 @@
 #include "ridgeline/detail/gemm_batched_plan.hpp"
 #include "ridgeline/detail/gemm_batched_small.hpp"
 #include "ridgeline/detail/gemm_batched_tiles.hpp"
+#include "ridgeline/detail/scale.hpp"
 #include "ridgeline/detail/strided_batch.hpp"
 
 namespace ridgeline::detail {
@@ -204,8 +205,7 @@ void scale_batch(const ExecSpace& exec, const StridedBatch<T>& c, S beta) {
       KOKKOS_LAMBDA(std::int64_t e) {
         const std::int64_t g = batch_fast ? e % c.count : e / per, r = batch_fast ? e / c.count : e % per;
         const std::int64_t i = rows_fast ? r % c.rows : r / c.cols, j = rows_fast ? r / c.rows : r % c.cols;
-        T& v = c(g, i, j);
-        v = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(v));
+        scale_in_place(c(g, i, j), beta);
       });
 }
 

@@ -8,6 +8,13 @@
 
 namespace ridgeline::detail {
 
+// v = beta * v, rounded once to T; beta == 0 writes zero without reading v. Every path that only
+// scales (here, scale_batch, team_gemm, team_gemv) goes through it.
+template <class T, class S>
+KOKKOS_FORCEINLINE_FUNCTION void scale_in_place(T& v, S beta) {
+  v = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(v));
+}
+
 // S: the scalar type (T, or float for 16-bit T, which is scaled in float and rounded once).
 template <class ExecSpace, class T, class S>
 void scale_matrix(const ExecSpace& exec, Strided2D<T> c, S beta) {
@@ -20,7 +27,7 @@ void scale_matrix(const ExecSpace& exec, Strided2D<T> c, S beta) {
       KOKKOS_LAMBDA(std::int64_t e) {
         const std::int64_t i = rows_fast ? e % c.rows : e / c.cols;
         const std::int64_t j = rows_fast ? e / c.rows : e % c.cols;
-        c(i, j) = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(c(i, j)));
+        scale_in_place(c(i, j), beta);
       });
 }
 
@@ -30,9 +37,7 @@ void scale_vector(const ExecSpace& exec, Strided1D<T> y, S beta) {
   Kokkos::parallel_for(
       "ridgeline::scale_vector",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, y.n),
-      KOKKOS_LAMBDA(std::int64_t i) {
-        y(i) = beta == S(0) ? T(0) : static_cast<T>(beta * static_cast<S>(y(i)));
-      });
+      KOKKOS_LAMBDA(std::int64_t i) { scale_in_place(y(i), beta); });
 }
 
 }  // namespace ridgeline::detail
