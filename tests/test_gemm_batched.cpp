@@ -1,7 +1,7 @@
-// Batched GEMM correctness (gemm_batched), written once and compiled for every enabled Kokkos backend.
-// Every matrix of every batch gets seeded random operands and is checked element by element against
-// a double-precision reference; each dispatch path (small, tiles) runs at the edges of its range,
-// in every transpose, both batch layouts (batch first and last) and mixed matrix layouts, with tails.
+// Batched and grouped GEMM correctness (gemm_batched, gemm_grouped), written once and compiled for every
+// enabled Kokkos backend. Every matrix of every batch gets seeded random operands and is checked element by
+// element against a double-precision reference; each dispatch path (small, tiles) runs at the edges of its
+// range, in every transpose, both batch layouts (batch first and last) and mixed matrix layouts, with tails.
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
@@ -592,6 +592,163 @@ TEST(TeamGemv, InsideUserKernelBothTransposes) {
       run_team_gemv<double>(30, 7, 13, tr, 1.5, 0.0, scratch, seed++);
       run_team_gemv<float>(9, 70, 33, tr, -1.0, 0.25, scratch, seed++);
     }
+}
+
+// ---- gemm_grouped: batches of different shapes in one call ---------------------------------------
+struct GroupSpec {
+  std::int64_t count, m, n, k;
+  char ta, tb;
+  BL bl;
+  double alpha, beta;
+};
+
+// Runs the groups in one gemm_grouped call on Views of layout L and checks every matrix of every group
+// against the reference: NaN in C where beta == 0 and in A and B where alpha == 0. want_launches: how
+// many launches gemm_grouped_config must report (0: not checked). Returns every C, for reruns.
+template <class T, class L>
+std::vector<std::vector<HostMatrix>> run_grouped(const std::vector<GroupSpec>& specs, std::uint64_t seed,
+                                                 std::size_t want_launches = 0) {
+  using V = Kokkos::View<T***, L, Mem>;
+  std::vector<ridgeline::GemmGroup<V, V, V>> groups;
+  std::vector<std::vector<HostMatrix>> hA, hB, hC;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const GroupSpec& g = specs[i];
+    const bool ta = g.ta == 'T', tb = g.tb == 'T';
+    const std::string tag = std::to_string(i);
+    auto A = make_batch<T, L>("A" + tag, g.count, ta ? g.k : g.m, ta ? g.m : g.k, g.bl);
+    auto B = make_batch<T, L>("B" + tag, g.count, tb ? g.n : g.k, tb ? g.k : g.n, g.bl);
+    auto C = make_batch<T, L>("C" + tag, g.count, g.m, g.n, g.bl);
+    fill_batch(A, seed + 3 * i + 1, g.alpha == 0);
+    fill_batch(B, seed + 3 * i + 2, g.alpha == 0);
+    fill_batch(C, seed + 3 * i + 3, g.beta == 0);
+    hA.push_back(to_host_batch(A, g.bl)), hB.push_back(to_host_batch(B, g.bl)),
+        hC.push_back(to_host_batch(C, g.bl));
+    groups.push_back(
+        {ta ? "T" : "N", tb ? "T" : "N", static_cast<T>(g.alpha), A, B, static_cast<T>(g.beta), C, g.bl});
+  }
+  const std::string config = ridgeline::gemm_grouped_config(Exec(), groups);
+  if (want_launches > 0) {
+    EXPECT_EQ(config.rfind(std::to_string(want_launches) + (want_launches == 1 ? " launch" : " launches"), 0),
+              0u)
+        << config;
+  }
+  ridgeline::gemm_grouped(Exec(), groups);
+  Kokkos::fence();
+  const Tolerance tol = tolerance_of<T, T>();
+  std::vector<std::vector<HostMatrix>> out;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const GroupSpec& g = specs[i];
+    out.push_back(to_host_batch(groups[i].C, g.bl));
+    for (std::int64_t m = 0; m < g.count; ++m) {
+      const auto want =
+          g.alpha == 0 || g.k == 0
+              ? reference_gemm(HostMatrix{g.m, 0, {}}, HostMatrix{0, g.n, {}}, hC[i][m], 0.0, g.beta, tol.acc,
+                               tol.out)
+              : reference_gemm(transpose_if(hA[i][m], g.ta == 'T'), transpose_if(hB[i][m], g.tb == 'T'),
+                               hC[i][m], g.alpha, g.beta, tol.acc, tol.out);
+      const auto r = matches(out[i][m], want);
+      EXPECT_TRUE(r) << "gemm_grouped group " << i << " (" << g.count << " x " << g.m << "x" << g.n << "x"
+                     << g.k << " " << g.ta << g.tb << "), matrix " << m << "; " << config;
+      if (!r) break;
+    }
+  }
+  return out;
+}
+
+// Every path in one call: small matrices (two shapes, one launch), tiles in several orientations
+// (a launch per kernel instance), tails, both batch layouts, and groups that only scale (alpha == 0,
+// K == 0) or do nothing (no matrices, empty matrices).
+const std::vector<GroupSpec>& mixed_groups() {
+  const std::int64_t e = SmallCfg::max_extent;
+  static const std::vector<GroupSpec> g = {
+      {300, 4, 4, 4, 'N', 'N', BL::left, 1.0, 0.0},     {50, e, e - 3, e - 1, 'T', 'N', BL::right, -0.5, 2.0},
+      {7, e + 1, 33, 40, 'N', 'T', BL::left, 1.5, 0.0}, {3, 64, 64, 64, 'N', 'N', BL::right, 1.0, 1.0},
+      {2, 130, 70, 90, 'T', 'T', BL::left, 0.75, -1.0}, {5, 17, 9, 0, 'N', 'N', BL::left, 1.0, -3.0},
+      {4, 9, 9, 9, 'N', 'N', BL::right, 0.0, 0.5},      {0, 8, 8, 8, 'N', 'N', BL::left, 1.0, 0.0},
+      {6, 0, 8, 8, 'N', 'N', BL::left, 1.0, 0.0},       {20, 48, 48, 48, 'N', 'N', BL::left, 1.0, 0.0},
+  };
+  return g;
+}
+
+TEST(GemmGrouped, MixedGroupsDouble) {
+  run_grouped<double, Kokkos::LayoutLeft>(mixed_groups(), 101);
+}
+TEST(GemmGrouped, MixedGroupsFloatStrided) {
+  run_grouped<float, Kokkos::LayoutStride>(mixed_groups(), 202);
+}
+TEST(GemmGrouped, MixedGroupsFloatRight) {
+  run_grouped<float, Kokkos::LayoutRight>(mixed_groups(), 303);
+}
+
+// Groups that plan to the same kernel share a launch: two small shapes and two tile shapes of one
+// orientation make two launches.
+TEST(GemmGrouped, SameKernelSharesALaunch) {
+  const std::int64_t e = SmallCfg::max_extent;
+  run_grouped<double, Kokkos::LayoutLeft>({{40, 3, 5, 7, 'N', 'N', BL::left, 1.0, 0.0},
+                                           {40, e, e, e, 'N', 'N', BL::left, 1.0, 0.0},
+                                           {3, 100, 100, 100, 'N', 'N', BL::left, 1.0, 0.0},
+                                           {3, 101, 99, 97, 'N', 'N', BL::left, 1.0, 0.0}},
+                                          7, 2);
+}
+
+TEST(GemmGrouped, RerunIsBitIdentical) {
+  const auto first = run_grouped<float, Kokkos::LayoutLeft>(mixed_groups(), 404);
+  const auto second = run_grouped<float, Kokkos::LayoutLeft>(mixed_groups(), 404);
+  for (std::size_t i = 0; i < first.size(); ++i)
+    for (std::size_t g = 0; g < first[i].size(); ++g)
+      ASSERT_EQ(
+          0, std::memcmp(first[i][g].v.data(), second[i][g].v.data(), first[i][g].v.size() * sizeof(double)))
+          << i << " " << g;
+}
+
+// Bad groups are named, and nothing is written: not the bad group's C, nor any other group's.
+TEST(GemmGrouped, RejectsBadGroupsBeforeLaunch) {
+  using V = Kokkos::View<double***, Kokkos::LayoutLeft, Mem>;
+  using G = ridgeline::GemmGroup<V, V, V>;
+  V A("A", 4, 3, 5), B("B", 4, 5, 2), C("C", 4, 3, 2), Bk("Bk", 4, 6, 2), A2("A2", 2, 3, 3),
+      C2("C2", 2, 3, 3);
+  fill_batch(C, 1), fill_batch(C2, 2);
+  const auto c0 = to_host_batch(C, BL::left), c20 = to_host_batch(C2, BL::left);
+  const auto unchanged = [&] {
+    const auto c = to_host_batch(C, BL::left), c2 = to_host_batch(C2, BL::left);
+    for (std::size_t g = 0; g < c.size(); ++g) EXPECT_EQ(c[g].v, c0[g].v) << g;
+    for (std::size_t g = 0; g < c2.size(); ++g) EXPECT_EQ(c2[g].v, c20[g].v) << g;
+  };
+  std::string m = thrown_by([&] {
+    ridgeline::gemm_grouped(Exec(),
+                            std::vector<G>{{"N", "N", 1.0, A, B, 0.0, C}, {"N", "N", 1.0, A, Bk, 0.0, C2}});
+  });
+  EXPECT_NE(m.find("gemm_grouped (group 1)"), std::string::npos) << m;
+  EXPECT_NE(m.find("4 x (6x2)"), std::string::npos) << m;
+  unchanged();
+  m = thrown_by([&] {
+    ridgeline::gemm_grouped(Exec(),
+                            std::vector<G>{{"N", "N", 1.0, A, B, 0.0, C}, {"N", "Q", 1.0, A2, A2, 0.0, C2}});
+  });
+  EXPECT_NE(m.find("group 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("transB"), std::string::npos) << m;
+  // A group's C on its own input; a group's C on another group's input; two groups writing one C.
+  m = thrown_by([&] {
+    ridgeline::gemm_grouped(
+        Exec(), std::vector<G>{{"N", "N", 1.0, A2, A2, 0.0, C2}, {"N", "N", 1.0, C2, A2, 1.0, A2}});
+  });
+  EXPECT_NE(m.find("group 1"), std::string::npos) << m;
+  EXPECT_NE(m.find("overlaps input"), std::string::npos) << m;
+  V A3("A3", 2, 3, 3), C3("C3", 2, 3, 3);
+  fill_batch(A3, 3);
+  m = thrown_by([&] {
+    ridgeline::gemm_grouped(
+        Exec(), std::vector<G>{{"N", "N", 1.0, A3, A3, 0.0, C2}, {"N", "N", 1.0, C2, A3, 1.0, C3}});
+  });
+  EXPECT_NE(m.find("output C of group 0 (2x3x3) overlaps input A of group 1 (2x3x3)"), std::string::npos)
+      << m;
+  m = thrown_by([&] {
+    ridgeline::gemm_grouped(
+        Exec(), std::vector<G>{{"N", "N", 1.0, A3, A3, 0.0, C2}, {"N", "T", 1.0, A3, A3, 1.0, C2}});
+  });
+  EXPECT_NE(m.find("overlaps output C of group"), std::string::npos) << m;
+  unchanged();
+  EXPECT_NO_THROW(ridgeline::gemm_grouped(Exec(), std::vector<G>{}));
 }
 
 // ---- the plan, without launching ----------------------------------------------------------------

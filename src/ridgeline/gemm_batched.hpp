@@ -81,6 +81,48 @@ std::string batch_shape(const StridedBatch<T>& x) {
   return std::to_string(x.count) + " x (" + std::to_string(x.rows) + "x" + std::to_string(x.cols) + ")";
 }
 
+// A batched call's operands as strided batches (op(A_g), op(B_g), C_g), checked as gemm_batched
+// documents: transposes, accessibility, batch counts, shapes, overlap of C with A or B and among C's
+// matrices. func names the call in every message ("gemm_batched", "gemm_grouped (group 3)").
+template <class T, class TC>
+struct BatchedOperands {
+  StridedBatch<T> a, b;
+  StridedBatch<TC> c;
+};
+template <class ExecSpace, class AV, class BV, class CV>
+BatchedOperands<typename AV::value_type, typename CV::value_type> checked_batched_operands(
+    const std::string& func, const char* transA, const char* transB, const AV& A, const BV& B, const CV& C,
+    BatchLayout layout) {
+  const char* f = func.c_str();
+  const Trans ta = parse_trans(transA, f, "transA");
+  const Trans tb = parse_trans(transB, f, "transB");
+  require_accessible<ExecSpace>(A, f, "A");
+  require_accessible<ExecSpace>(B, f, "B");
+  require_accessible<ExecSpace>(C, f, "C");
+  BatchedOperands<typename AV::value_type, typename CV::value_type> ops{
+      strided_batch_op(A, ta, layout), strided_batch_op(B, tb, layout),
+      strided_batch_op(C, Trans::N, layout)};
+  const auto &a = ops.a, &b = ops.b, &c = ops.c;
+  const std::string shapes = std::string("A ") + shape_of(A) + " (op(A_g) " + batch_shape(a) +
+                             ", transA=" + trans_name(ta) + "), B " + shape_of(B) + " (op(B_g) " +
+                             batch_shape(b) + ", transB=" + trans_name(tb) + "), C " + shape_of(C) + " (" +
+                             batch_shape(c) + "), batch layout " + batch_layout_name(layout);
+  if (a.count != c.count || b.count != c.count) {
+    throw std::invalid_argument("ridgeline::" + func + ": the batch counts differ: " + shapes);
+  }
+  if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
+    throw std::invalid_argument("ridgeline::" + func + ": need op(A_g) MxK, op(B_g) KxN, C_g MxN: " + shapes);
+  }
+  require_no_overlap(C, "C", A, "A", f);
+  require_no_overlap(C, "C", B, "B", f);
+  if (!batch_elements_distinct(c)) {
+    throw std::invalid_argument("ridgeline::" + func + ": C's matrices overlap one another (strides " +
+                                std::to_string(c.bs) + " between matrices, " + std::to_string(c.rs) +
+                                " and " + std::to_string(c.cs) + " within one): " + shapes);
+  }
+  return ops;
+}
+
 }  // namespace detail
 
 template <class ExecSpace, class AV, class BV, class CV>
@@ -104,33 +146,9 @@ void gemm_batched(const ExecSpace& exec, const char* transA, const char* transB,
   static_assert(detail::is_gemm_output_v<T, TC>,
                 "ridgeline::gemm_batched: C must have A's element type, or be float when A and B are 16-bit");
 
-  const detail::Trans ta = detail::parse_trans(transA, "gemm_batched", "transA");
-  const detail::Trans tb = detail::parse_trans(transB, "gemm_batched", "transB");
-  detail::require_accessible<ExecSpace>(A, "gemm_batched", "A");
-  detail::require_accessible<ExecSpace>(B, "gemm_batched", "B");
-  detail::require_accessible<ExecSpace>(C, "gemm_batched", "C");
-  const auto a = detail::strided_batch_op(A, ta, layout);
-  const auto b = detail::strided_batch_op(B, tb, layout);
-  const auto c = detail::strided_batch_op(C, detail::Trans::N, layout);
-  const std::string shapes = std::string("A ") + detail::shape_of(A) + " (op(A_g) " + detail::batch_shape(a) +
-                             ", transA=" + detail::trans_name(ta) + "), B " + detail::shape_of(B) +
-                             " (op(B_g) " + detail::batch_shape(b) + ", transB=" + detail::trans_name(tb) +
-                             "), C " + detail::shape_of(C) + " (" + detail::batch_shape(c) +
-                             "), batch layout " + detail::batch_layout_name(layout);
-  if (a.count != c.count || b.count != c.count) {
-    throw std::invalid_argument("ridgeline::gemm_batched: the batch counts differ: " + shapes);
-  }
-  if (a.cols != b.rows || a.rows != c.rows || b.cols != c.cols) {
-    throw std::invalid_argument("ridgeline::gemm_batched: need op(A_g) MxK, op(B_g) KxN, C_g MxN: " + shapes);
-  }
-  detail::require_no_overlap(C, "C", A, "A", "gemm_batched");
-  detail::require_no_overlap(C, "C", B, "B", "gemm_batched");
-  if (!detail::batch_elements_distinct(c)) {
-    throw std::invalid_argument("ridgeline::gemm_batched: C's matrices overlap one another (strides " +
-                                std::to_string(c.bs) + " between matrices, " + std::to_string(c.rs) +
-                                " and " + std::to_string(c.cs) + " within one): " + shapes);
-  }
-
+  const auto ops =
+      detail::checked_batched_operands<ExecSpace>("gemm_batched", transA, transB, A, B, C, layout);
+  const auto &a = ops.a, &b = ops.b, &c = ops.c;
   const std::int64_t M = c.rows, N = c.cols, K = a.cols;
   if (c.count == 0 || M == 0 || N == 0) return;
   if (K == 0 || alpha == S(0)) {

@@ -93,12 +93,16 @@ StridedBatch<T> batch_part(const StridedBatch<T>& x, std::int64_t g0, std::int64
   return p;
 }
 
-// The small path, in launches of at most INT_MAX teams.
-template <class Cfg, class ExecSpace, class T, class TC, class Acc>
-void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatch<const T>& a,
-                          const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc alpha, Acc beta) {
-  using Kernel = GemmBatchedSmall<ExecSpace, Cfg, T, TC, Acc>;
-  Kernel f;
+// The small path's kernel for the batch (a, b, c), per_team matrices a team; its own batch is the
+// part a launch gives it.
+template <class Cfg, class T, class TC, class Acc, class ExecSpace>
+GemmBatchedSmall<ExecSpace, Cfg, T, TC, Acc> make_batched_small(const ExecSpace&, int per_team,
+                                                                const StridedBatch<const T>& a,
+                                                                const StridedBatch<const T>& b,
+                                                                const StridedBatch<TC>& c, Acc alpha,
+                                                                Acc beta) {
+  GemmBatchedSmall<ExecSpace, Cfg, T, TC, Acc> f;
+  f.a = a, f.b = b, f.c = c;
   f.alpha = alpha, f.beta = beta, f.per_team = per_team;
   // Each operand is staged along its own unit-stride index, so the team's scratch writes are
   // consecutive too; outputs walk C's.
@@ -111,7 +115,16 @@ void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatc
   f.c_flat = batch_dense(c);
   f.div_m = ConstantDivisor(static_cast<int>(c.rows));
   f.div_nb = ConstantDivisor(static_cast<int>((c.cols + Cfg::cols_per_thread - 1) / Cfg::cols_per_thread));
-  const std::size_t bytes = Kernel::scratch_bytes(per_team, f.sa, f.sb, f.c_flat ? c.rows * c.cols : 0);
+  return f;
+}
+
+// The small path, in launches of at most INT_MAX teams.
+template <class Cfg, class ExecSpace, class T, class TC, class Acc>
+void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatch<const T>& a,
+                          const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc alpha, Acc beta) {
+  auto f = make_batched_small<Cfg>(exec, per_team, a, b, c, alpha, beta);
+  using Kernel = decltype(f);
+  const std::size_t bytes = f.scratch_bytes();
   const std::int64_t max_matrices = std::int64_t(std::numeric_limits<int>::max()) * per_team;
   for (std::int64_t g0 = 0; g0 < c.count; g0 += max_matrices) {
     const std::int64_t count = c.count - g0 < max_matrices ? c.count - g0 : max_matrices;
@@ -125,16 +138,16 @@ void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatc
   }
 }
 
-// The tiles path for one kernel instantiation, in launches of at most INT_MAX teams.
-template <class Kernel, class ExecSpace, class T, class TC, class Acc>
-void launch_batched_tiles(const ExecSpace& exec, const StridedBatch<const T>& a,
-                          const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc alpha, Acc beta) {
+// The tiles path's kernel for the batch (a, b, c): Kernel set up for matrix 0, and the batch strides.
+template <class Kernel, class T, class TC, class Acc>
+GemmBatchedTiles<Kernel> make_batched_tiles(const StridedBatch<const T>& a, const StridedBatch<const T>& b,
+                                            const StridedBatch<TC>& c, Acc alpha, Acc beta,
+                                            const char* func) {
   static_assert(!HasDeviceParams<Kernel>::value, "a batched entry's kernel takes no device parameters");
   using Cfg = typename Kernel::config;
-  using Batched = GemmBatchedTiles<Kernel>;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm, tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
-  require_int_range(tiles_m * tiles_n, "number of C tiles per matrix", "gemm_batched");
-  Batched f;
+  require_int_range(tiles_m * tiles_n, "number of C tiles per matrix", func);
+  GemmBatchedTiles<Kernel> f;
   f.k.a = a.first(), f.k.b = b.first(), f.k.c = c.first(), f.k.alpha = alpha, f.k.beta = beta;
   f.k.tiles_m = static_cast<int>(tiles_m), f.k.tiles_n = static_cast<int>(tiles_n);
   if constexpr (Kernel::c_packet_capable) {
@@ -143,7 +156,26 @@ void launch_batched_tiles(const ExecSpace& exec, const StridedBatch<const T>& a,
   }
   f.a_step = a.bs, f.b_step = b.bs, f.c_step = c.bs;
   f.tiles = static_cast<int>(tiles_m * tiles_n);
+  return f;
+}
+
+// Level-0 scratch beyond the policy's own cap that the backend lifts for F's kernel (0: none needed).
+template <class F, class Policy, class ExecSpace>
+std::size_t lifted_scratch(const ExecSpace& exec, const Policy& policy) {
+  using Cfg = typename F::config;
   using Be = typename BackendFor<ExecSpace>::type;
+  return F::scratch_bytes() > std::size_t(policy.scratch_size_max(Cfg::scratch_level))
+             ? TeamScratchLimit<Be, F, ExecSpace>::of(exec, Cfg::team_size)
+             : 0;
+}
+
+// The tiles path for one kernel instantiation, in launches of at most INT_MAX teams.
+template <class Kernel, class ExecSpace, class T, class TC, class Acc>
+void launch_batched_tiles(const ExecSpace& exec, const StridedBatch<const T>& a,
+                          const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc alpha, Acc beta) {
+  using Cfg = typename Kernel::config;
+  using Batched = GemmBatchedTiles<Kernel>;
+  const Batched f = make_batched_tiles<Kernel>(a, b, c, alpha, beta, "gemm_batched");
   const std::int64_t max_matrices = std::numeric_limits<int>::max() / f.tiles;
   for (std::int64_t g0 = 0; g0 < c.count; g0 += max_matrices) {
     const std::int64_t count = c.count - g0 < max_matrices ? c.count - g0 : max_matrices;
@@ -151,12 +183,8 @@ void launch_batched_tiles(const ExecSpace& exec, const StridedBatch<const T>& a,
     part.k.a.data += g0 * a.bs, part.k.b.data += g0 * b.bs, part.k.c.data += g0 * c.bs;
     typename Batched::policy_type policy(exec, static_cast<int>(count * f.tiles), Cfg::team_size,
                                          Cfg::vector_length);
-    const std::size_t lifted =
-        Batched::scratch_bytes() > std::size_t(policy.scratch_size_max(Cfg::scratch_level))
-            ? TeamScratchLimit<Be, Batched, ExecSpace>::of(exec, Cfg::team_size)
-            : 0;
     require_fits(policy, part, Cfg::scratch_level, Batched::scratch_bytes(), Cfg::team_size, "gemm_batched",
-                 describe_gemm_cfg<Cfg>(), lifted);
+                 describe_gemm_cfg<Cfg>(), lifted_scratch<Batched>(exec, policy));
     policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Batched::scratch_bytes()));
     Kokkos::parallel_for("ridgeline::gemm_batched tiles", policy, part);
     after_launch<Batched, Cfg>(exec);

@@ -227,8 +227,14 @@ struct GemmBatchedSmall {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const std::int64_t g0 = std::int64_t(team.league_rank()) * per_team;
+  // This kernel's scratch per team.
+  std::size_t scratch_bytes() const { return scratch_bytes(per_team, sa, sb, c_flat ? c.rows * c.cols : 0); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { run(team, team.league_rank()); }
+
+  // The team's matrices are [rank * per_team, rank * per_team + per_team) of the batch.
+  KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
+    const std::int64_t g0 = std::int64_t(rank) * per_team;
     const int G = static_cast<int>(c.count - g0 < per_team ? c.count - g0 : per_team);
     auto scratch = team.team_scratch(0);
     // per_team x op(A)_g in layout sa, then per_team x op(B)_g in layout sb

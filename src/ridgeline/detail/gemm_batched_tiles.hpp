@@ -26,13 +26,16 @@ struct GemmBatchedTiles {
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() { return Kernel::scratch_bytes(); }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int g = team.league_rank() / tiles;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { run(team, team.league_rank()); }
+
+  // rank: a tile of the batch, matrix by matrix.
+  KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
+    const int g = rank / tiles;
     Kernel kg = k;
     kg.a.data += g * a_step;
     kg.b.data += g * b_step;
     kg.c.data += g * c_step;
-    kg.run(team, team.league_rank() - g * tiles);
+    kg.run(team, rank - g * tiles);
   }
 };
 

@@ -32,9 +32,10 @@
 
 namespace ridgeline::detail {
 
-// kernel_params: a kernel's launch parameters that must live in device memory (device_params).
-enum class WorkSlot : int { a_copy = 0, b_copy = 1, partials = 2, kernel_params = 3 };
-inline constexpr int kWorkSlots = 4;
+// kernel_params: a kernel's launch parameters that must live in device memory (device_params);
+// group_table: a grouped call's kernel values, one per group (dispatch_grouped.hpp).
+enum class WorkSlot : int { a_copy = 0, b_copy = 1, partials = 2, kernel_params = 3, group_table = 4 };
+inline constexpr int kWorkSlots = 5;
 
 class WorkspaceBase {
  public:
