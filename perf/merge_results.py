@@ -106,6 +106,7 @@ def main(argv=None):
         if rl is None:
             continue
         kk = impls.get("kokkos-kernels")
+        team = impls.get("ridgeline-team_gemm")  # batched rows: team_gemm in a user's TeamPolicy
         cb = cublas.get(key, {})
         # FP32 and GEMV compare with the pedantic (no TF32) run when there is one; FP64 GEMM has
         # both: "default" may use FP64 tensor cores, "pedantic" is the like-for-like SIMT number.
@@ -126,6 +127,9 @@ def main(argv=None):
             "ridgeline_gflops": g,
             "ridgeline_gbs": num(rl, "gbs"),
             "kokkos_kernels_gflops": num(kk, "gflops") if kk else math.nan,
+            "team_gemm_gflops": num(team, "gflops") if team else math.nan,
+            "team_gemm_over_batched": ratio(num(team, "gflops"), g) if team else math.nan,
+            "check_team_gemm": team.get("check", "") if team else "",
             "cublas_pedantic_gflops": num(cb_ped, "gflops") if cb_ped else math.nan,
             "cublas_default_gflops": num(cb_def, "gflops") if cb_def else math.nan,
             "ratio_cublas": ratio(g, num(cb_ref, "gflops")) if cb_ref else math.nan,
@@ -225,6 +229,17 @@ def main(argv=None):
         md.append("cuBLAS calls (the ratio's baseline; math = cublasSetMathMode):")
         for dtype, op, call, mathmode in calls:
             md.append(f"- {dtype} {op}: `{call}`, math {mathmode}")
+    teams = [m for m in merged if not math.isnan(m["team_gemm_gflops"])]
+    if teams:
+        md.append("")
+        md.append("team_gemm in a user's TeamPolicy (a team per matrix, operands in global memory) against "
+                  "gemm_batched on the same batch:")
+        md.append("")
+        md.append("| shape | dtype | team_gemm GFLOP/s | ÷ gemm_batched | check |")
+        md.append("|---|---|---|---|---|")
+        for m in teams:
+            md.append(f"| {m['trans']} {m['shape']} | {m['dtype']} | {fmt(m['team_gemm_gflops'], '.1f')} | "
+                      f"{fmt(m['team_gemm_over_batched'], '.3f')} | {m['check_team_gemm'] or '-'} |")
     if meta["unmatched_ridgeline"] or meta["unmatched_cublas"]:
         md.append("")
         md.append(f"Unmatched: ridgeline {meta['unmatched_ridgeline']}, cuBLAS {meta['unmatched_cublas']}")
@@ -232,7 +247,8 @@ def main(argv=None):
         f.write("\n".join(md) + "\n")
 
     print("\n".join(md))
-    bad = [m for m in merged if m["check_vs_cublas"] == "MISMATCH" or m["check_vs_kk"] in ("MISMATCH", "ERROR")]
+    bad = [m for m in merged if m["check_vs_cublas"] == "MISMATCH" or m["check_vs_kk"] in ("MISMATCH", "ERROR")
+           or m["check_team_gemm"] in ("MISMATCH", "ERROR")]
     return 2 if bad else 0
 
 

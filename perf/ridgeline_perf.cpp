@@ -62,6 +62,9 @@ constexpr int kExitMismatch = 2;
 constexpr const char* impl_ridgeline = "ridgeline";
 constexpr const char* impl_kk = "kokkos-kernels";
 constexpr const char* impl_openblas = "openblas";
+// ridgeline::team_gemm called from a TeamPolicy over a batch, a team per matrix, as a user's kernel
+// calls it (batched rows only).
+constexpr const char* impl_team = "ridgeline-team_gemm";
 
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
 constexpr bool have_openblas = true;
@@ -71,7 +74,7 @@ constexpr bool have_openblas = false;
 
 struct Options {
   std::string shapes = "quick-host";
-  std::vector<std::string> impls = {impl_ridgeline, impl_kk, impl_openblas};
+  std::vector<std::string> impls = {impl_ridgeline, impl_kk, impl_openblas, impl_team};
   int reps = 10;
   int warmup = 2;
   double min_sample_ms = 1.0;
@@ -163,6 +166,24 @@ ridgeline::Math math_of(const ShapeSpec& s) {
   return s.precision == Precision::tf32 ? ridgeline::Math::allow_tf32 : ridgeline::Math::exact;
 }
 
+// A user's kernel around ridgeline::team_gemm: one team per matrix g of the batch-last Views, operands
+// in global memory (:, :, g). Named, not a lambda inside the Impl's: nvcc's device lambdas need a
+// named enclosing function.
+template <class In, class Out, class Scalar>
+void team_gemm_over_batch(const ExecSpace& exec, char ta, char tb, Scalar alpha, const Batch<In>& A,
+                          const Batch<In>& B, Scalar beta, const Batch<Out>& C, int team_size) {
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  const Policy policy = team_size > 0 ? Policy(exec, int(C.extent(2)), team_size)
+                                      : Policy(exec, int(C.extent(2)), Kokkos::AUTO);
+  Kokkos::parallel_for(
+      "ridgeline_perf::team_gemm", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+        const int g = team.league_rank();
+        ridgeline::team_gemm(team, ta, tb, alpha, Kokkos::subview(A, Kokkos::ALL, Kokkos::ALL, g),
+                             Kokkos::subview(B, Kokkos::ALL, Kokkos::ALL, g), beta,
+                             Kokkos::subview(C, Kokkos::ALL, Kokkos::ALL, g));
+      });
+}
+
 // A batch (shape.batch > 1): Ridgeline's gemm_batched on the batch-last rank-3 Views, against
 // KokkosBatched's team GEMM and, on host builds, one OpenBLAS call per matrix in an OpenMP loop.
 template <class In, class Out>
@@ -251,8 +272,31 @@ std::vector<Impl<In, Out>> make_batched_impls(const ShapeSpec& s, const Context&
                             ridgeline::BatchLayout::right);
   };
 
+  // team_gemm: a GPU team of one thread per four outputs of a matrix, whole warps, 32 to 256 threads
+  // (a user's choice; team_gemm takes any); the host's teams are Kokkos::AUTO (one thread on OpenMP).
+  Impl<In, Out> team;
+  team.name = impl_team;
+  const bool on_host = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+  const std::int64_t outputs = s.m * s.n;
+  const int team_size =
+      on_host
+          ? 0
+          : int(std::clamp<std::int64_t>((outputs / 4 + 31) / 32 * 32, std::int64_t(32), std::int64_t(256)));
+  if (count > std::int64_t(INT_MAX)) {
+    team.skipped = "one team per matrix: a league of more than INT_MAX teams";
+  } else {
+    team.config = "ridgeline::team_gemm in a TeamPolicy of " + std::to_string(count) + " teams x " +
+                  (on_host ? std::string("Kokkos::AUTO") : std::to_string(team_size)) +
+                  ", a team per matrix, operands in global memory";
+    const char ca = s.trans_a(), cb = s.trans_b();
+    team.call = [=](const Operands<In, Out>& o) {
+      team_gemm_over_batch(exec, ca, cb, alpha, o.a3, o.b3, beta, o.c3, team_size);
+    };
+  }
+
   if (!have_openblas && run_kk) impls.push_back(kk);
   if (wanted(ctx.opt, impl_ridgeline)) impls.push_back(rl);
+  if (wanted(ctx.opt, impl_team)) impls.push_back(team);
   if (have_openblas && run_kk) impls.push_back(kk);
   return impls;
 }
@@ -336,8 +380,31 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
     };
   }
 
+  // team_gemm: a GPU team of one thread per four outputs of a matrix, whole warps, 32 to 256 threads
+  // (a user's choice; team_gemm takes any); the host's teams are Kokkos::AUTO (one thread on OpenMP).
+  Impl<In, Out> team;
+  team.name = impl_team;
+  const bool on_host = std::is_same<MemSpace, Kokkos::HostSpace>::value;
+  const std::int64_t outputs = s.m * s.n;
+  const int team_size =
+      on_host
+          ? 0
+          : int(std::clamp<std::int64_t>((outputs / 4 + 31) / 32 * 32, std::int64_t(32), std::int64_t(256)));
+  if (count > std::int64_t(INT_MAX)) {
+    team.skipped = "one team per matrix: a league of more than INT_MAX teams";
+  } else {
+    team.config = "ridgeline::team_gemm in a TeamPolicy of " + std::to_string(count) + " teams x " +
+                  (on_host ? std::string("Kokkos::AUTO") : std::to_string(team_size)) +
+                  ", a team per matrix, operands in global memory";
+    const char ca = s.trans_a(), cb = s.trans_b();
+    team.call = [=](const Operands<In, Out>& o) {
+      team_gemm_over_batch(exec, ca, cb, alpha, o.a3, o.b3, beta, o.c3, team_size);
+    };
+  }
+
   if (!have_openblas && run_kk) impls.push_back(kk);
   if (wanted(ctx.opt, impl_ridgeline)) impls.push_back(rl);
+  if (wanted(ctx.opt, impl_team)) impls.push_back(team);
   if (have_openblas && run_kk) impls.push_back(kk);
   return impls;
 }
@@ -741,7 +808,9 @@ int run(int argc, char** argv) {
                  "preset (quick-host, host-2048, h200, h200-half, cliffs, cliffs-host, batched, "
                  "batched-host) or list like gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 "
                  "fp64 fp16 bf16 tf32; a strided batch of GEMMs: gemm:NN:32x32x32:fp64:batch=30000");
-  app.add_option("--impls", opt.impls, "implementations to run: ridgeline, kokkos-kernels, openblas")
+  app.add_option(
+         "--impls", opt.impls,
+         "implementations to run: ridgeline, kokkos-kernels, openblas, ridgeline-team_gemm (batched rows)")
       ->delimiter(',');
   app.add_option("--reps", opt.reps, "timed samples per case; the median is reported (>= 10)")
       ->check(CLI::Range(10, 100000));
@@ -784,7 +853,7 @@ int run(int argc, char** argv) {
     return 0;
   }
   for (const auto& im : opt.impls)
-    if (im != impl_ridgeline && im != impl_kk && im != impl_openblas) {
+    if (im != impl_ridgeline && im != impl_kk && im != impl_openblas && im != impl_team) {
       std::cerr << "ridgeline-perf: unknown impl '" << im << "'\n";
       return kExitUsage;
     }

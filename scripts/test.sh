@@ -19,7 +19,7 @@ say() { printf '\n==== %s\n' "$*"; }
 
 if has host || has example; then
   say "host build"
-  "$root/scripts/build.sh" host -DRIDGELINE_ENABLE_TILE_SWEEP=OFF
+  "$root/scripts/build.sh" host -DRIDGELINE_ENABLE_TILE_SWEEP=OFF -DRIDGELINE_ENABLE_GROUPED_PERF=OFF
 fi
 if has host; then
   say "host tests"
@@ -39,7 +39,7 @@ if has cuda; then
   # Where CUDA >= 12's tools are present (CI, the build machines) the route must work, not fall back.
   route=()
   [ -x "${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin/ptxas" ] && route=(-DRIDGELINE_CUDA_SM90A=ON)
-  "$root/scripts/build.sh" cuda "${route[@]}" -DRIDGELINE_ENABLE_TILE_SWEEP=OFF
+  "$root/scripts/build.sh" cuda "${route[@]}" -DRIDGELINE_ENABLE_TILE_SWEEP=OFF -DRIDGELINE_ENABLE_GROUPED_PERF=OFF
   say "CUDA backend without the sm_90a route (plain CUDA 11.8): test_gemm_cuda only"
   RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_TARGETS="test_gemm_cuda" \
     "$root/scripts/build.sh" cuda -DRIDGELINE_CUDA_SM90A=OFF -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_ENABLE_APPS=OFF

@@ -102,7 +102,9 @@ BatchedOperands<typename AV::value_type, typename CV::value_type> checked_batche
   BatchedOperands<typename AV::value_type, typename CV::value_type> ops{
       strided_batch_op(A, ta, layout), strided_batch_op(B, tb, layout),
       strided_batch_op(C, Trans::N, layout)};
-  const auto &a = ops.a, &b = ops.b, &c = ops.c;
+  const auto& a = ops.a;
+  const auto& b = ops.b;
+  const auto& c = ops.c;
   const std::string shapes = std::string("A ") + shape_of(A) + " (op(A_g) " + batch_shape(a) +
                              ", transA=" + trans_name(ta) + "), B " + shape_of(B) + " (op(B_g) " +
                              batch_shape(b) + ", transB=" + trans_name(tb) + "), C " + shape_of(C) + " (" +
@@ -148,7 +150,9 @@ void gemm_batched(const ExecSpace& exec, const char* transA, const char* transB,
 
   const auto ops =
       detail::checked_batched_operands<ExecSpace>("gemm_batched", transA, transB, A, B, C, layout);
-  const auto &a = ops.a, &b = ops.b, &c = ops.c;
+  const auto& a = ops.a;
+  const auto& b = ops.b;
+  const auto& c = ops.c;
   const std::int64_t M = c.rows, N = c.cols, K = a.cols;
   if (c.count == 0 || M == 0 || N == 0) return;
   if (K == 0 || alpha == S(0)) {
