@@ -380,31 +380,8 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
     };
   }
 
-  // team_gemm: a GPU team of one thread per four outputs of a matrix, whole warps, 32 to 256 threads
-  // (a user's choice; team_gemm takes any); the host's teams are Kokkos::AUTO (one thread on OpenMP).
-  Impl<In, Out> team;
-  team.name = impl_team;
-  const bool on_host = std::is_same<MemSpace, Kokkos::HostSpace>::value;
-  const std::int64_t outputs = s.m * s.n;
-  const int team_size =
-      on_host
-          ? 0
-          : int(std::clamp<std::int64_t>((outputs / 4 + 31) / 32 * 32, std::int64_t(32), std::int64_t(256)));
-  if (count > std::int64_t(INT_MAX)) {
-    team.skipped = "one team per matrix: a league of more than INT_MAX teams";
-  } else {
-    team.config = "ridgeline::team_gemm in a TeamPolicy of " + std::to_string(count) + " teams x " +
-                  (on_host ? std::string("Kokkos::AUTO") : std::to_string(team_size)) +
-                  ", a team per matrix, operands in global memory";
-    const char ca = s.trans_a(), cb = s.trans_b();
-    team.call = [=](const Operands<In, Out>& o) {
-      team_gemm_over_batch(exec, ca, cb, alpha, o.a3, o.b3, beta, o.c3, team_size);
-    };
-  }
-
   if (!have_openblas && run_kk) impls.push_back(kk);
   if (wanted(ctx.opt, impl_ridgeline)) impls.push_back(rl);
-  if (wanted(ctx.opt, impl_team)) impls.push_back(team);
   if (have_openblas && run_kk) impls.push_back(kk);
   return impls;
 }
