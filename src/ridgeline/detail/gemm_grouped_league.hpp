@@ -38,7 +38,12 @@ struct GemmGroupedLeague {
       else
         hi = mid - 1;
     }
-    groups[lo].run(team, r - first[lo]);
+    // A copy, not a reference: the kernel's fields then live in registers. Read through a pointer into
+    // global memory they could alias C, so every store to C would make the compiler load them again
+    // (the first version ran the 1 GB mix 3% slower than a loop of gemm_batched calls,
+    // perf/results/h200-2026-12-02-d99fd9f-grouped-README.md).
+    const F f = groups[lo];
+    f.run(team, r - first[lo]);
   }
 };
 
