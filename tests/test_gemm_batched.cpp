@@ -195,12 +195,20 @@ TEST(GemmBatched, TilesPathEveryOrientationFloat) {
   every_orientation<float>(5, e, e, e, "tiles");
   every_orientation<float>(3, 70, 33, 41, "tiles");
   every_orientation<float>(2, 136, 132, 24, "tiles");  // the larger packet entry where the table has one
+  // The edges of a table's entry for matrices of at most 32 x 32 (CUDA): just inside, with tails in
+  // every extent, and one column past it.
+  every_orientation<float>(6, 32, 32, 32, "tiles");
+  every_orientation<float>(4, 28, 20, 12, "tiles");
+  every_orientation<float>(3, 32, 36, 32, "tiles");
 }
 TEST(GemmBatched, TilesPathEveryOrientationDouble) {
   const int e = SmallCfg::max_extent + 1;
   every_orientation<double>(4, e, 3, 40, "tiles");
   every_orientation<double>(3, 65, 129, 37, "tiles");
   every_orientation<double>(2, 136, 72, 40, "tiles");
+  every_orientation<double>(6, 32, 32, 32, "tiles");
+  every_orientation<double>(4, 20, 28, 36, "tiles");
+  every_orientation<double>(3, 36, 32, 16, "tiles");
 }
 
 // ---- larger matrices: many tiles each, still one league ------------------------------------------

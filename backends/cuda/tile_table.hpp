@@ -463,6 +463,23 @@ struct GemvDotShortTiles {
 // TB/s; dense operands copied flat in 16-byte packets, and C staged, at 1.7-2.5 TB/s (fp32 16^3 0.69x
 // -> 1.37x cuBLAS, fp64 0.89x -> 1.21x of its default math). Up to 32 the path ran n = 32 at 0.37x
 // (fp32) and 0.38x (fp64), below the 64 x 64 tile entries' 0.43x and 0.47x, so it stops at 16.
+// Batched matrices of at most 32 x 32 (gemm_batched's tiles path, 17 to 32): the 64 x 64 entries left
+// three quarters of each tile empty and ran 32^3 batches at 0.45x (fp32) and 0.50x (fp64, default
+// math) of cuBLAS's strided batches (perf/results/h200-2026-12-02-289a7cc-grouped-README.md). A 32 x 32
+// tile per matrix, K in steps of 16: fp32 on 64 threads with 4 x 4 per thread, eight teams per SM
+// (105-109 registers; at sixteen and twelve teams the instances spilled 44-84 bytes); fp64 on four DMMA
+// warps of 16 x 16, four teams per SM (96-103 registers; at eight and six, 16-60 bytes spilled). ptxas
+// -v of one gemm_batched call per type, CUDA 11.8 for sm_90.
+struct GemmTilesFp32Batched32 {
+  static constexpr int bm = 32, bn = 32, bk = 16;
+  static constexpr int tm = 4, tn = 4, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 64, vector_length = 1, stages = 2, min_blocks = 8;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool prefer_l1 = true;
+};
+struct GemmTilesFp64DmmaBatched32 : DmmaAsyncEntry<GemmTilesFp64DmmaBatched32, 32, 32, 16, 16, 2, 4> {};
+
 struct GemmBatchedSmallTiles {
   static constexpr int team_size = 128, min_blocks = 8, cols_per_thread = 4;
   static constexpr int max_extent = 16, max_per_team = 64;
@@ -515,9 +532,11 @@ struct Tiles {
   template <class T>
   using gemm_batched_entries = by_size<
       T,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
+                          detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
                           detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Packets, detail::when::extents_at_least<128, 128>>,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
+                          detail::GemmEntry<GemmTilesFp32Packets, detail::when::extents_at_least<128, 128>>,
                           detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
                           detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
       detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;

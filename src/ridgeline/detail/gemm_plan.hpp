@@ -82,6 +82,14 @@ struct extents_at_least {
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) { return f.packets && f.m >= kRows && f.n >= kCols; }
 };
+// Packets, and C at most kRows x kCols: for a batch's entries, where a matrix no larger than a small
+// tile would leave most of a larger tile empty (32 x 32 matrices in 64 x 64 tiles: three quarters).
+template <int kRows, int kCols>
+struct extents_at_most {
+  static constexpr GemmRole role = GemmRole::packets;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets && f.m <= kRows && f.n <= kCols; }
+};
 // Packets, and entry Big's tiles fill from kMinPercent to under kMaxPercent of one wave of its team
 // slots (compute units x Big::min_blocks; 100: one full wave). Few enough waves that the last one's
 // idle slots cost more than smaller tiles lose per tile (fp64 DMMA, 1 to 8 waves), or too few tiles for
