@@ -288,7 +288,13 @@ static void* thread_body(void* arg) {
   return NULL;
 }
 
-int main(void) {
+/* "first-in-parallel": the first calls come from inside an OpenMP parallel region, where Kokkos's
+ * OpenMP space cannot start; everything must still be served, and right. */
+int main(int argc, char** argv) {
+  if (argc > 1 && strcmp(argv[1], "first-in-parallel") == 0) {
+#pragma omp parallel num_threads(2)
+    { gemv_case(omp_get_thread_num() ? 'N' : 'T', 15, 12, -2, 1, 0.9, 0.3); }
+  }
   Dl_info info = {0};
   if (dladdr(dlsym(RTLD_DEFAULT, "dgemm_"), &info) == 0 ||
       strstr(info.dli_fname, "libridgeline_blas") == NULL) {

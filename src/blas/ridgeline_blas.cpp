@@ -8,7 +8,7 @@
 // call, with OpenMP's thread count (OMP_NUM_THREADS), and finalized at exit. Kokkos 3.4's OpenMP
 // space runs parallel work only from the thread that initialized it and outside any OpenMP parallel
 // region; calls from elsewhere (application threads, OpenMP regions) run on Kokkos::Serial, one at a
-// time.
+// time, and so does every call when the first one came from inside a parallel region.
 //
 // Errors follow the reference BLAS: the first bad argument, in the reference's order of checks, goes
 // to xerbla_ (or cblas_xerbla, in CBLAS numbering) and nothing is written. The defaults print the
@@ -16,6 +16,10 @@
 // run where the library it replaces did not. RIDGELINE_BLAS_VERBOSE=1 prints at exit how many calls
 // each routine served.
 #include <Kokkos_Core.hpp>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
 #include <atomic>
 #include <cctype>
 #include <cstdarg>
@@ -24,6 +28,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include "ridgeline/gemm.hpp"
@@ -77,10 +82,23 @@ struct CallReport {
 
 bool g_we_initialized = false;
 
+bool in_omp_parallel() {
+#if defined(_OPENMP)
+  return omp_in_parallel() != 0;
+#else
+  return false;
+#endif
+}
+
 void finalize_kokkos() {
-  if (g_we_initialized && Kokkos::is_initialized()) {
+  // Kokkos refuses to finalize inside an OpenMP parallel region (an exit() from one); the process
+  // is ending, so the memory is left to it rather than terminating.
+  if (!g_we_initialized || !Kokkos::is_initialized() || in_omp_parallel()) return;
+  try {
     ridgeline::release_workspace();
     Kokkos::finalize();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[ridgeline_blas] Kokkos::finalize at exit: %s\n", e.what());
   }
 }
 
@@ -90,13 +108,28 @@ void ensure_kokkos() {
     // With the library's private Kokkos this is always the first initialization; with a shared
     // Kokkos (a build that links it dynamically) the application's own settings are kept.
     if (Kokkos::is_initialized()) return;
+    std::exception_ptr error;
+    const auto initialize = [&error] {
+      try {
 #if KOKKOS_VERSION >= 40000
-    Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
+        Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
 #else
-    Kokkos::InitArguments args;  // num_threads -1: OpenMP's own count, i.e. OMP_NUM_THREADS
-    args.disable_warnings = true;
-    Kokkos::initialize(args);
+        Kokkos::InitArguments args;  // num_threads -1: OpenMP's own count, i.e. OMP_NUM_THREADS
+        args.disable_warnings = true;
+        Kokkos::initialize(args);
 #endif
+      } catch (...) {
+        error = std::current_exception();
+      }
+    };
+    // Kokkos's OpenMP space cannot start inside a parallel region, so a first call from one starts
+    // it on a thread of its own; every call then runs on Serial (no thread owns the OpenMP space).
+    if (in_omp_parallel()) {
+      std::thread(initialize).join();
+    } else {
+      initialize();
+    }
+    if (error) std::rethrow_exception(error);
     g_we_initialized = true;
     std::atexit(finalize_kokkos);
   });
