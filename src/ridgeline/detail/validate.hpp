@@ -111,19 +111,26 @@ inline bool same_array_blocks_overlap(const UnitStrideBlock& a, const UnitStride
          (meet(r - ld, b.rows, 0, a.rows) && meet(q + 1, b.cols, 0, a.cols));
 }
 
-// Whether out and in share a byte. Spans that interleave without sharing an element are common in
-// BLAS callers (LAPACK's blocked LU updates A22 from A12, whose column spans interleave with A22's),
-// so blocks of one array with one leading dimension are told apart exactly; other shapes fall back
-// to the span test, which never misses an overlap but may refuse disjoint operands.
+// Whether the byte ranges of out and in meet: never misses an overlap, but refuses operands whose
+// spans interleave without sharing an element.
 template <class Out, class In>
-bool views_overlap(const Out& out, const In& in) {
+bool spans_overlap(const Out& out, const In& in) {
   if (out.size() == 0 || in.size() == 0) return false;
   const auto o = byte_range(out);
   const auto i = byte_range(in);
-  if (!(o.first < i.second && i.first < o.second)) return false;
+  return o.first < i.second && i.first < o.second;
+}
+
+// Whether out and in share an element. Spans that interleave without sharing one are common in BLAS
+// callers (LAPACK's blocked LU updates A22 from A12, whose column spans interleave with A22's), so
+// blocks of one array with one leading dimension are told apart exactly; other shapes fall back to
+// the span test.
+template <class Out, class In>
+bool views_overlap(const Out& out, const In& in) {
+  if (!spans_overlap(out, in)) return false;
   constexpr std::size_t size = sizeof(typename Out::value_type);
   if constexpr (sizeof(typename In::value_type) == size) {
-    const std::intptr_t bytes = static_cast<std::intptr_t>(o.first - i.first);
+    const auto bytes = static_cast<std::intptr_t>(byte_range(out).first - byte_range(in).first);
     if (bytes % static_cast<std::intptr_t>(size) != 0) return true;
     const std::int64_t d = bytes / static_cast<std::intptr_t>(size);
     for (int oi = 0; oi < 2; ++oi) {
@@ -140,10 +147,14 @@ bool views_overlap(const Out& out, const In& in) {
   return true;
 }
 
+// elements: gemm and gemv, which BLAS callers hand blocks of one array; spans: the batched entries,
+// whose interleaved operands their tests pin as refused.
+enum class OverlapTest { spans, elements };
+
 template <class Out, class In>
 void require_no_overlap(const Out& out, const char* out_name, const In& in, const char* in_name,
-                        const char* func) {
-  if (views_overlap(out, in)) {
+                        const char* func, OverlapTest test = OverlapTest::spans) {
+  if (test == OverlapTest::elements ? views_overlap(out, in) : spans_overlap(out, in)) {
     throw std::invalid_argument(std::string("ridgeline::") + func + ": output " + out_name + " (" +
                                 shape_of(out) + ") overlaps input " + in_name + " (" + shape_of(in) + ")");
   }
