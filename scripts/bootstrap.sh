@@ -3,8 +3,9 @@
 #
 #   scripts/bootstrap.sh [host] [cuda] [hip] [kokkos5]      (default: host)
 #
-# host     apt packages, Kokkos 3.4.01 (OpenMP+Serial) and Kokkos Kernels 3.4.01 built from
-#          Debian's trilinos 13.2 source package, installed under $RIDGELINE_DEPS/install/host
+# host     apt packages, Kokkos 3.4.01 (OpenMP+Serial, position-independent) and Kokkos Kernels 3.4.01
+#          built from Debian's trilinos 13.2 source package, installed under $RIDGELINE_DEPS/install/host;
+#          the reference BLAS testers from Debian's lapack source package, in $RIDGELINE_DEPS/src/lapack
 # cuda     CUDA 11.8 + g++-11 from Debian non-free; Kokkos 3.4.01 with CUDA, AMPERE80 retargeted to
 #          sm_90, installed under $RIDGELINE_DEPS/install/cuda (Kokkos Kernels too, no cuBLAS TPL)
 #          and the PTX-8 / sm_90a route's launcher and ptxas/fatbinary shims (scripts/sm90a) in
@@ -97,12 +98,37 @@ fetch_kokkos_sources() {
   touch "$src/.extracted"
 }
 
+# ---- the reference BLAS testers, from Debian's lapack source package ------------------------------
+# BLAS/TESTING/[sd]blat[23].f and their .in files under $deps/src/lapack (scripts/blas_testers.sh).
+fetch_blas_testers() {
+  local src=$deps/src/lapack
+  [ -f "$src/.extracted" ] && return 0
+  mkdir -p "$src"
+  (
+    cd "$src"
+    if ! ls lapack_*.orig.tar.* >/dev/null 2>&1; then
+      log "apt-get source --download-only lapack"
+      apt-get source --download-only lapack >/dev/null 2>&1 || apt-get source --download-only lapack
+    fi
+    log "extracting BLAS/TESTING"
+    rm -rf BLAS
+    tar xf lapack_*.orig.tar.* --strip-components=1 --wildcards '*/BLAS/TESTING/*'
+  )
+  touch "$src/.extracted"
+}
+
 # build_kokkos <name> <cxx> [cmake args...]: Kokkos core + Kokkos Kernels (no ETI, no TPLs)
 build_kokkos() {
   local name=$1 cxx=$2
   shift 2
   local prefix=$deps/install/$name
-  if [ -f "$prefix/.done" ]; then log "kokkos ($name) already installed in $prefix"; return 0; fi
+  # The marker records the configure arguments, so that changing them rebuilds. An empty marker is an
+  # install from before markers recorded them: the same arguments without position-independent code.
+  if [ -f "$prefix/.done" ] && { [ "$(cat "$prefix/.done")" = "$*" ] ||
+    { [ ! -s "$prefix/.done" ] && [[ "$*" != *POSITION_INDEPENDENT_CODE* ]]; }; }; then
+    log "kokkos ($name) already installed in $prefix"
+    return 0
+  fi
   local b=$deps/build/$name
   rm -rf "$b"
   mkdir -p "$b"
@@ -127,7 +153,7 @@ build_kokkos() {
     { tail -n 40 "$b/kk.log"; exit 1; }
   cmake --build "$b/kk" -j "$jobs" >>"$b/kk.log" 2>&1 || { tail -n 40 "$b/kk.log"; exit 1; }
   cmake --install "$b/kk" >>"$b/kk.log" 2>&1
-  touch "$prefix/.done"
+  printf '%s' "$*" >"$prefix/.done"
 }
 
 # A compiler wrapper that swaps one arch token for another, because Kokkos 3.4 knows neither Hopper
@@ -153,10 +179,13 @@ cuda_env() {
 
 do_host() {
   ensure_extra_sources
-  apt_install cmake make g++ libgtest-dev libgmock-dev libopenblas-dev nlohmann-json3-dev libcli11-dev \
-    gnuplot-nox dpkg-dev ca-certificates xz-utils
+  apt_install cmake make g++ gfortran libgtest-dev libgmock-dev libopenblas-dev nlohmann-json3-dev \
+    libcli11-dev gnuplot-nox dpkg-dev ca-certificates xz-utils
   fetch_kokkos_sources
-  build_kokkos host g++ -DKokkos_ENABLE_OPENMP=ON
+  fetch_blas_testers
+  # Position-independent, because libridgeline_blas.so links Kokkos in: Debian's GCC defaults to PIE,
+  # whose local-exec TLS (Kokkos's OpenMP thread instance) a shared object cannot hold.
+  build_kokkos host g++ -DKokkos_ENABLE_OPENMP=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 }
 
 # The PTX-8 / sm_90a route (wgmma with CUDA 11.8's front end; cmake/ridgeline_sm90a.cmake): the

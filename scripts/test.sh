@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: everything CI checks, from a fresh Debian 12 machine.
-#   1. host build (OpenMP + Serial): the GoogleTest suite through ctest
+#   1. host build (OpenMP + Serial): the GoogleTest suite and the BLAS ABI checks through ctest, then
+#      the reference BLAS testers (GEMV, GEMM) against libridgeline_blas.so (scripts/blas_testers.sh)
 #   2. install, then build and run examples/ against the installed package
 #   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed), through the
 #      sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
@@ -24,6 +25,8 @@ fi
 if has host; then
   say "host tests"
   (cd "$root/build/host" && OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} ctest --output-on-failure -j 1)
+  say "reference BLAS testers on libridgeline_blas.so"
+  "$root/scripts/blas_testers.sh" "$root/build/host/src/blas"
 fi
 if has example; then
   say "install + example against the installed package"

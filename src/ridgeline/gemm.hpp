@@ -91,8 +91,8 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, const d
                                 detail::shape_of(B) + ", transB=" + detail::trans_name(tb) + "), C is " +
                                 detail::shape_of(C) + ": need op(A) MxK, op(B) KxN, C MxN");
   }
-  detail::require_no_overlap(C, "C", A, "A", "gemm");
-  detail::require_no_overlap(C, "C", B, "B", "gemm");
+  detail::require_no_overlap(C, "C", A, "A", "gemm", detail::OverlapTest::elements);
+  detail::require_no_overlap(C, "C", B, "B", "gemm", detail::OverlapTest::elements);
 
   const std::int64_t M = c.rows, N = c.cols, K = a.cols;
   if (M == 0 || N == 0) return;

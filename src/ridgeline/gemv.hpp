@@ -49,8 +49,8 @@ void gemv(const ExecSpace& exec, const char* trans, const detail::GemmScalar<AV>
                                 std::to_string(a.cols) + " entries and y " + std::to_string(a.rows) +
                                 ", but x has " + detail::shape_of(x) + " and y " + detail::shape_of(y));
   }
-  detail::require_no_overlap(y, "y", A, "A", "gemv");
-  detail::require_no_overlap(y, "y", x, "x", "gemv");
+  detail::require_no_overlap(y, "y", A, "A", "gemv", detail::OverlapTest::elements);
+  detail::require_no_overlap(y, "y", x, "x", "gemv", detail::OverlapTest::elements);
 
   const auto yy = detail::strided_vec(y);
   if (a.rows == 0) return;

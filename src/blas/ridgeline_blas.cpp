@@ -1,0 +1,421 @@
+// libridgeline_blas.so: Ridgeline behind the Fortran BLAS and CBLAS ABIs, for applications that never
+// include a Kokkos header. Exports sgemm_, dgemm_, sgemv_, dgemv_ (LP64, gfortran's hidden string
+// lengths), cblas_[sd]gemm and cblas_[sd]gemv (both orders), and weak defaults of xerbla_ and
+// cblas_xerbla; every other symbol is local (ridgeline_blas.map).
+//
+// Kokkos lives inside the library, linked statically and hidden: an application with its own Kokkos
+// (another version, other settings) keeps it untouched, and this copy is initialized on the first
+// call, with OpenMP's thread count (OMP_NUM_THREADS), and finalized at exit. Kokkos 3.4's OpenMP
+// space runs parallel work only from the thread that initialized it and outside any OpenMP parallel
+// region; calls from elsewhere (application threads, OpenMP regions) run on Kokkos::Serial, one at a
+// time, and so does every call when the first one came from inside a parallel region.
+//
+// Errors follow the reference BLAS: the first bad argument, in the reference's order of checks, goes
+// to xerbla_ (or cblas_xerbla, in CBLAS numbering) and nothing is written. The defaults print the
+// reference's message and return, as OpenBLAS's do; the reference's STOP would end a drop-in user's
+// run where the library it replaces did not. RIDGELINE_BLAS_VERBOSE=1 prints at exit how many calls
+// each routine served.
+#include <Kokkos_Core.hpp>
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+#include <atomic>
+#include <cctype>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "ridgeline/gemm.hpp"
+#include "ridgeline/gemv.hpp"
+
+#define RIDGELINE_BLAS_EXPORT extern "C" __attribute__((visibility("default")))
+
+using blas_int = int;  // LP64
+
+// The standard CBLAS enumerators (the values every cblas.h uses). Taken as int at the boundary,
+// which is the enums' C ABI, so that an out-of-range value is checked rather than undefined.
+enum CblasOrderValue { CblasRowMajor = 101, CblasColMajor = 102 };
+enum CblasTransposeValue { CblasNoTrans = 111, CblasTrans = 112, CblasConjTrans = 113 };
+
+RIDGELINE_BLAS_EXPORT void xerbla_(const char* srname, const blas_int* info, std::size_t len);
+RIDGELINE_BLAS_EXPORT void cblas_xerbla(blas_int p, const char* rout, const char* form, ...);
+
+namespace {
+
+enum Routine {
+  kSgemm,
+  kDgemm,
+  kSgemv,
+  kDgemv,
+  kCblasSgemm,
+  kCblasDgemm,
+  kCblasSgemv,
+  kCblasDgemv,
+  kRoutines
+};
+const char* const kRoutineNames[kRoutines] = {"sgemm_",      "dgemm_",      "sgemv_",      "dgemv_",
+                                              "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv"};
+std::atomic<long long> g_calls[kRoutines];
+
+bool verbose() {
+  const char* v = std::getenv("RIDGELINE_BLAS_VERBOSE");
+  return v != nullptr && v[0] != '\0' && !(v[0] == '0' && v[1] == '\0');
+}
+
+// At unload (process exit): the call counts, read by users and CI to confirm that Ridgeline, not
+// the BLAS behind it, served the calls. Printed even when nothing was served, since that is the
+// answer a user who mislinked needs.
+struct CallReport {
+  ~CallReport() {
+    if (!verbose()) return;
+    for (int r = 0; r < kRoutines; ++r) {
+      std::fprintf(stderr, "[ridgeline_blas] %s calls: %lld\n", kRoutineNames[r], g_calls[r].load());
+    }
+  }
+} g_call_report;
+
+bool g_we_initialized = false;
+
+bool in_omp_parallel() {
+#if defined(_OPENMP)
+  return omp_in_parallel() != 0;
+#else
+  return false;
+#endif
+}
+
+void finalize_kokkos() {
+  // Kokkos refuses to finalize inside an OpenMP parallel region (an exit() from one); the process
+  // is ending, so the memory is left to it rather than terminating.
+  if (!g_we_initialized || !Kokkos::is_initialized() || in_omp_parallel()) return;
+  try {
+    ridgeline::release_workspace();
+    Kokkos::finalize();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[ridgeline_blas] Kokkos::finalize at exit: %s\n", e.what());
+  }
+}
+
+void ensure_kokkos() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // With the library's private Kokkos this is always the first initialization; with a shared
+    // Kokkos (a build that links it dynamically) the application's own settings are kept.
+    if (Kokkos::is_initialized()) return;
+    std::exception_ptr error;
+    const auto initialize = [&error] {
+      try {
+#if KOKKOS_VERSION >= 40000
+        Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
+#else
+        Kokkos::InitArguments args;  // num_threads -1: OpenMP's own count, i.e. OMP_NUM_THREADS
+        args.disable_warnings = true;
+        Kokkos::initialize(args);
+#endif
+      } catch (...) {
+        error = std::current_exception();
+      }
+    };
+    // Kokkos's OpenMP space cannot start inside a parallel region, so a first call from one starts
+    // it on a thread of its own; every call then runs on Serial (no thread owns the OpenMP space).
+    if (in_omp_parallel()) {
+      std::thread(initialize).join();
+    } else {
+      initialize();
+    }
+    if (error) std::rethrow_exception(error);
+    g_we_initialized = true;
+    std::atexit(finalize_kokkos);
+  });
+}
+
+// Runs f(exec) on the host execution space that can serve this thread (see the file comment).
+template <class F>
+void on_host(F&& f) {
+  ensure_kokkos();
+#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL) && KOKKOS_VERSION < 40000
+  if (Kokkos::OpenMP::in_parallel()) {
+    static std::mutex serial_mutex;  // Kokkos::Serial has one instance; its team scratch is shared
+    std::lock_guard<std::mutex> lock(serial_mutex);
+    f(Kokkos::Serial());
+    return;
+  }
+#endif
+  f(Kokkos::DefaultHostExecutionSpace());
+}
+
+// Ridgeline's own checks cannot fail after ours; if anything does (memory), no exception may cross
+// the C boundary, and returning would leave the output silently unwritten.
+template <class F>
+void guarded(Routine r, F&& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "[ridgeline_blas] %s failed: %s\n", kRoutineNames[r], e.what());
+    std::abort();
+  }
+}
+
+char upper(char c) {
+  return static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+}
+bool is_trans(char c) {
+  c = upper(c);
+  return c == 'N' || c == 'T' || c == 'C';
+}
+const char* trans_letter(char c) {
+  return upper(c) == 'N' ? "N" : "T";  // 'C' is 'T' for real types
+}
+
+template <class T>
+using Matrix =
+    Kokkos::View<T**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+using Vector =
+    Kokkos::View<T*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class T>
+Matrix<T> column_major(T* p, blas_int rows, blas_int cols, blas_int ld) {
+  return Matrix<T>(p, Kokkos::LayoutStride(rows, 1, cols, ld));
+}
+
+// The reference xGEMM's checks, in its order: the number of the first bad argument, or 0.
+blas_int gemm_info(char ta, char tb, blas_int m, blas_int n, blas_int k, blas_int lda, blas_int ldb,
+                   blas_int ldc) {
+  const blas_int nrowa = upper(ta) == 'N' ? m : k;
+  const blas_int nrowb = upper(tb) == 'N' ? k : n;
+  if (!is_trans(ta)) return 1;
+  if (!is_trans(tb)) return 2;
+  if (m < 0) return 3;
+  if (n < 0) return 4;
+  if (k < 0) return 5;
+  if (lda < std::max(1, nrowa)) return 8;
+  if (ldb < std::max(1, nrowb)) return 10;
+  if (ldc < std::max(1, m)) return 13;
+  return 0;
+}
+
+// The reference xGEMV's checks, in its order.
+blas_int gemv_info(char t, blas_int m, blas_int n, blas_int lda, blas_int incx, blas_int incy) {
+  if (!is_trans(t)) return 1;
+  if (m < 0) return 2;
+  if (n < 0) return 3;
+  if (lda < std::max(1, m)) return 6;
+  if (incx == 0) return 8;
+  if (incy == 0) return 11;
+  return 0;
+}
+
+// Column-major C = alpha op(A) op(B) + beta C, arguments already checked.
+template <class T>
+void gemm_checked(Routine r, char ta, char tb, blas_int m, blas_int n, blas_int k, T alpha, const T* a,
+                  blas_int lda, const T* b, blas_int ldb, T beta, T* c, blas_int ldc) {
+  // The reference's quick return; K == 0 or alpha == 0 otherwise still scale C by beta.
+  if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return;
+  const bool na = upper(ta) == 'N', nb = upper(tb) == 'N';
+  guarded(r, [&] {
+    const auto A = column_major(a, na ? m : k, na ? k : m, lda);
+    const auto B = column_major(b, nb ? k : n, nb ? n : k, ldb);
+    const auto C = column_major(c, m, n, ldc);
+    on_host([&](const auto& exec) {
+      ridgeline::gemm(exec, trans_letter(ta), trans_letter(tb), alpha, A, B, beta, C);
+      exec.fence();
+    });
+  });
+}
+
+// A BLAS vector of n entries with increment inc: a negative increment walks it from its end. Views
+// cannot have negative strides, so such a vector goes through a contiguous copy in walking order.
+template <class T>
+struct BlasVector {
+  T* base;
+  blas_int n, inc;
+  std::vector<std::remove_const_t<T>> copy;
+
+  T* at(blas_int i) const {
+    return base + static_cast<std::ptrdiff_t>(inc < 0 ? n - 1 - i : i) * std::abs(inc);
+  }
+  Vector<T> view() {
+    if (inc > 0) return Vector<T>(base, Kokkos::LayoutStride(n, inc));
+    copy.resize(n);
+    for (blas_int i = 0; i < n; ++i) copy[i] = *at(i);
+    return Vector<T>(copy.data(), Kokkos::LayoutStride(n, 1));
+  }
+  void write_back() const {
+    if constexpr (!std::is_const_v<T>) {
+      if (inc < 0) {
+        for (blas_int i = 0; i < n; ++i) *at(i) = copy[i];
+      }
+    }
+  }
+};
+
+// Column-major y = alpha op(A) x + beta y, arguments already checked.
+template <class T>
+void gemv_checked(Routine r, char t, blas_int m, blas_int n, T alpha, const T* a, blas_int lda, const T* x,
+                  blas_int incx, T beta, T* y, blas_int incy) {
+  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;
+  const bool nt = upper(t) == 'N';
+  guarded(r, [&] {
+    const auto A = column_major(a, m, n, lda);
+    BlasVector<const T> xv{x, nt ? n : m, incx, {}};
+    BlasVector<T> yv{y, nt ? m : n, incy, {}};
+    const auto X = xv.view();
+    const auto Y = yv.view();
+    on_host([&](const auto& exec) {
+      ridgeline::gemv(exec, trans_letter(t), alpha, A, X, beta, Y);
+      exec.fence();
+    });
+    yv.write_back();
+  });
+}
+
+template <class T>
+void fortran_gemm(Routine r, const char* name, const char* ta, const char* tb, const blas_int* m,
+                  const blas_int* n, const blas_int* k, const T* alpha, const T* a, const blas_int* lda,
+                  const T* b, const blas_int* ldb, const T* beta, T* c, const blas_int* ldc) {
+  g_calls[r].fetch_add(1, std::memory_order_relaxed);
+  const blas_int info = gemm_info(*ta, *tb, *m, *n, *k, *lda, *ldb, *ldc);
+  if (info != 0) return xerbla_(name, &info, 6);
+  gemm_checked(r, *ta, *tb, *m, *n, *k, *alpha, a, *lda, b, *ldb, *beta, c, *ldc);
+}
+
+template <class T>
+void fortran_gemv(Routine r, const char* name, const char* t, const blas_int* m, const blas_int* n,
+                  const T* alpha, const T* a, const blas_int* lda, const T* x, const blas_int* incx,
+                  const T* beta, T* y, const blas_int* incy) {
+  g_calls[r].fetch_add(1, std::memory_order_relaxed);
+  const blas_int info = gemv_info(*t, *m, *n, *lda, *incx, *incy);
+  if (info != 0) return xerbla_(name, &info, 6);
+  gemv_checked(r, *t, *m, *n, *alpha, a, *lda, x, *incx, *beta, y, *incy);
+}
+
+char cblas_trans(int t) {
+  return t == CblasNoTrans ? 'N' : t == CblasTrans ? 'T' : t == CblasConjTrans ? 'C' : '?';
+}
+
+// Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same call with A and B, M and
+// N swapped. Parameter numbers are CBLAS's (the order is number 1); after the order and the two
+// transposes, checks run in the reference's order on the column-major call, as reference CBLAS does.
+template <class T>
+void cblas_gemm(Routine r, const char* name, int order, int transa, int transb, blas_int m, blas_int n,
+                blas_int k, T alpha, const T* a, blas_int lda, const T* b, blas_int ldb, T beta, T* c,
+                blas_int ldc) {
+  g_calls[r].fetch_add(1, std::memory_order_relaxed);
+  const char ta = cblas_trans(transa), tb = cblas_trans(transb);
+  if (order != CblasRowMajor && order != CblasColMajor)
+    return cblas_xerbla(1, name, "Illegal layout setting, %d\n", order);
+  if (ta == '?') return cblas_xerbla(2, name, "Illegal TransA setting, %d\n", transa);
+  if (tb == '?') return cblas_xerbla(3, name, "Illegal TransB setting, %d\n", transb);
+  if (order == CblasColMajor) {
+    const blas_int info = gemm_info(ta, tb, m, n, k, lda, ldb, ldc);
+    if (info != 0) return cblas_xerbla(info + 1, name, "");
+    return gemm_checked(r, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+  const blas_int info = gemm_info(tb, ta, n, m, k, ldb, lda, ldc);
+  if (info != 0) {
+    // Column-major numbers of the swapped call, back to the row-major caller's arguments.
+    const blas_int row_major = info == 3 ? 5 : info == 4 ? 4 : info == 8 ? 11 : info == 10 ? 9 : info + 1;
+    return cblas_xerbla(row_major, name, "");
+  }
+  gemm_checked(r, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
+}
+
+// Row-major A (M x N) is column-major A^T (N x M): the same call with the transpose flipped.
+template <class T>
+void cblas_gemv(Routine r, const char* name, int order, int trans, blas_int m, blas_int n, T alpha,
+                const T* a, blas_int lda, const T* x, blas_int incx, T beta, T* y, blas_int incy) {
+  g_calls[r].fetch_add(1, std::memory_order_relaxed);
+  const char t = cblas_trans(trans);
+  if (order != CblasRowMajor && order != CblasColMajor)
+    return cblas_xerbla(1, name, "Illegal layout setting, %d\n", order);
+  if (t == '?') return cblas_xerbla(2, name, "Illegal TransA setting, %d\n", trans);
+  const bool row = order == CblasRowMajor;
+  const char tc = row ? (t == 'N' ? 'T' : 'N') : t;
+  const blas_int info = row ? gemv_info(tc, n, m, lda, incx, incy) : gemv_info(tc, m, n, lda, incx, incy);
+  if (info != 0) {
+    const blas_int p = row && info == 2 ? 4 : row && info == 3 ? 3 : info + 1;
+    return cblas_xerbla(p, name, "");
+  }
+  if (row) return gemv_checked(r, tc, n, m, alpha, a, lda, x, incx, beta, y, incy);
+  gemv_checked(r, tc, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+}  // namespace
+
+// The reference XERBLA's message. Weak, and called through the dynamic symbol table, so the
+// application's own xerbla_ (or an earlier library's) replaces it, as BLAS users expect.
+RIDGELINE_BLAS_EXPORT __attribute__((weak)) void xerbla_(const char* srname, const blas_int* info,
+                                                         std::size_t len) {
+  while (len > 0 && srname[len - 1] == ' ') --len;
+  std::printf(" ** On entry to %.*s parameter number %2d had an illegal value\n", static_cast<int>(len),
+              srname, *info);
+  std::fflush(stdout);
+}
+
+// Reference CBLAS's message (its cblas_xerbla then exits; see the file comment).
+RIDGELINE_BLAS_EXPORT __attribute__((weak)) void cblas_xerbla(blas_int p, const char* rout, const char* form,
+                                                              ...) {
+  if (p != 0) std::fprintf(stderr, "Parameter %d to routine %s was incorrect\n", p, rout);
+  va_list args;
+  va_start(args, form);
+  std::vfprintf(stderr, form, args);
+  va_end(args);
+}
+
+RIDGELINE_BLAS_EXPORT void sgemm_(const char* ta, const char* tb, const blas_int* m, const blas_int* n,
+                                  const blas_int* k, const float* alpha, const float* a, const blas_int* lda,
+                                  const float* b, const blas_int* ldb, const float* beta, float* c,
+                                  const blas_int* ldc, std::size_t, std::size_t) {
+  fortran_gemm(kSgemm, "SGEMM ", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void dgemm_(const char* ta, const char* tb, const blas_int* m, const blas_int* n,
+                                  const blas_int* k, const double* alpha, const double* a,
+                                  const blas_int* lda, const double* b, const blas_int* ldb,
+                                  const double* beta, double* c, const blas_int* ldc, std::size_t,
+                                  std::size_t) {
+  fortran_gemm(kDgemm, "DGEMM ", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void sgemv_(const char* t, const blas_int* m, const blas_int* n, const float* alpha,
+                                  const float* a, const blas_int* lda, const float* x, const blas_int* incx,
+                                  const float* beta, float* y, const blas_int* incy, std::size_t) {
+  fortran_gemv(kSgemv, "SGEMV ", t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGELINE_BLAS_EXPORT void dgemv_(const char* t, const blas_int* m, const blas_int* n, const double* alpha,
+                                  const double* a, const blas_int* lda, const double* x, const blas_int* incx,
+                                  const double* beta, double* y, const blas_int* incy, std::size_t) {
+  fortran_gemv(kDgemv, "DGEMV ", t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_sgemm(int order, int transa, int transb, blas_int m, blas_int n, blas_int k,
+                                       float alpha, const float* a, blas_int lda, const float* b,
+                                       blas_int ldb, float beta, float* c, blas_int ldc) {
+  cblas_gemm(kCblasSgemm, "cblas_sgemm", order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_dgemm(int order, int transa, int transb, blas_int m, blas_int n, blas_int k,
+                                       double alpha, const double* a, blas_int lda, const double* b,
+                                       blas_int ldb, double beta, double* c, blas_int ldc) {
+  cblas_gemm(kCblasDgemm, "cblas_dgemm", order, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_sgemv(int order, int trans, blas_int m, blas_int n, float alpha,
+                                       const float* a, blas_int lda, const float* x, blas_int incx,
+                                       float beta, float* y, blas_int incy) {
+  cblas_gemv(kCblasSgemv, "cblas_sgemv", order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_dgemv(int order, int trans, blas_int m, blas_int n, double alpha,
+                                       const double* a, blas_int lda, const double* x, blas_int incx,
+                                       double beta, double* y, blas_int incy) {
+  cblas_gemv(kCblasDgemv, "cblas_dgemv", order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
