@@ -25,11 +25,12 @@ mkdir -p "$root/build"
 bdir=${RIDGELINE_BUILD_DIR:-$root/build/$mode}
 log=$bdir-configure.log
 prefix=$deps/install/$mode
-# The tile sweep and the grouped perf tool are on unless the caller's arguments say otherwise (CI's test command leaves it out), so
-# that a build folder CI configured gets it back on the next plain build.
+# The tile sweep, the grouped perf tool and the Serial kernel tests are on unless the caller's arguments
+# say otherwise (CI's test command leaves them out), so that a build folder CI configured gets them back
+# on the next plain build.
 args=(-DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix"
   -DCMAKE_INSTALL_PREFIX="$root/build/$mode-install" -DRIDGELINE_ENABLE_TILE_SWEEP=ON
-  -DRIDGELINE_ENABLE_GROUPED_PERF=ON)
+  -DRIDGELINE_ENABLE_GROUPED_PERF=ON -DRIDGELINE_SERIAL_TESTS=all)
 case $mode in
   host) ;;
   cuda)
