@@ -5,7 +5,8 @@
 #      (scripts/blas_testers.sh)
 #   2. install, then build and run examples/ against the installed package, among them ScaLAPACK's
 #      pdgemm_/psgemm_ on 4 MPI ranks with libridgeline_blas.so under every rank, linked and preloaded,
-#      against the same program on the system BLAS (scripts/scalapack_example.sh; about 10 s of runs)
+#      against the same program on the system BLAS (scripts/scalapack_example.sh): 23 s more than
+#      before on two loaded cores (configure 4, build 9, three 4-rank runs 11), and 24 s of apt
 #   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed), through the
 #      sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
 #      (route off, mma.sync only), which must keep building (in the background, beside steps 4 and 5)
