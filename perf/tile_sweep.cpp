@@ -253,8 +253,10 @@ template <>
 struct SweepAsync<true> {
   using async_copy = ridgeline::backends::cuda::AsyncCopySm80;
 };
-template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync>
+template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
+          bool kCopiesAfter = false>
 struct Dmma : SweepAsync<kAsync> {
+  static constexpr bool copies_after_products = kCopiesAfter;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -274,6 +276,15 @@ void sweep_gemm_dmma(int n, int reps) {
                                                               base);
   // Sweeps 1-3 (perf/results/h200-2026-11-30-bc08c6d-dmma-sweep.txt, -dmma-sweep2.txt,
   // -dmma-sweep3-paired.txt) chose 128x64 tiles at two teams per SM; these are the runners-up.
+  // Sweep 4: copies issued after each step's products (gemm_team_async.hpp, copies_after_products).
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, true>, T>("async 128x64x16 3st 2/SM copies after", A, B,
+                                                                 C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true, true>, T>("async 128x64x16 4st 2/SM copies after", A, B,
+                                                                 C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true, true>, T>("async 64x64x16 3st 3/SM copies after", A, B, C,
+                                                                ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true>, T>("async 64x64x16 3st 3/SM (small entry)", A, B, C, ref,
+                                                          reps, base);
   gemm_candidate<Dmma<128, 64, 32, 64, 32, 2, 2, true>, T>("async 128x64x32 w64x32 2st 2/SM", A, B, C, ref,
                                                            reps, base);
   gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true>, T>("async 128x64x16 w64x32 4st 2/SM", A, B, C, ref,
@@ -289,8 +300,10 @@ void sweep_gemm_dmma(int n, int reps) {
 }
 
 // ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
-template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync>
+template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
+          bool kCopiesAfter = false>
 struct Hmma : SweepAsync<kAsync> {
+  static constexpr bool copies_after_products = kCopiesAfter;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -329,6 +342,19 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32: table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
+  // Sweep 3 (copies after the products, and 128 x 256 at BK 64).
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true, true>, T>("async 128x128x64 3st 2/SM copies after", A,
+                                                                  B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 4, 1, true, true>, T>("async 128x128x64 4st 1/SM copies after", A,
+                                                                  B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 4, 2, true, true>, T>("async 128x128x32 4st 2/SM copies after", A,
+                                                                  B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 256, 64, 64, 64, 3, 1, true>, T>("async 128x256x64 w64x64 3st 1/SM", A, B, C, ref,
+                                                            reps, base);
+  hmma_candidate<Hmma<128, 256, 64, 64, 64, 3, 1, true, true>, T>("async 128x256x64 3st 1/SM copies after", A,
+                                                                  B, C, ref, reps, base);
+  hmma_candidate<Hmma<256, 128, 64, 64, 64, 3, 1, true, true>, T>("async 256x128x64 3st 1/SM copies after", A,
+                                                                  B, C, ref, reps, base);
   hmma_candidate<Hmma<128, 128, 32, 64, 64, 3, 2, true>, T>("async 128x128x32 w64x64 3st 2/SM", A, B, C, ref,
                                                             reps, base);
   hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 1, true>, T>("async 128x128x64 w64x64 3st 1/SM", A, B, C, ref,

@@ -140,6 +140,9 @@ struct DmmaAsyncEntry {
 // entry (more, smaller tiles against 3.03 waves of 128x64): GemmTilesFp64DmmaSmall below.
 // Reading A in 16-byte pairs (its rows g and g + 8 permuted next to each other) ran 1.01x here and
 // 0.67x with register staging (-dmma-sweep3-paired.txt), so the micro-kernel keeps 8-byte reads.
+// Issuing each step's copies after its products, which gained 1.11x for HMMA, ran 0.98x here (three or
+// four stages) and 0.87x on 2500^3, and the small entry with it 1.01x / 1.01x, within noise
+// (-fc4e4fe-dmma-sweep.txt): the DMMA entries' step start is not what limits them.
 struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to
@@ -216,20 +219,29 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
-// 128x128x64 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
-// float accumulators and 24 fragment registers; three K steps in flight, 3 x 2 x 128 x 72 x 2 B = 105 KB
-// of scratch per team (team_scratch.hpp lifts Kokkos 3.4's 48 KB), two teams per SM. The +8 pads make
-// every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. Two HMMA
-// sweeps on 8192^3 (perf/results/h200-2026-12-01-9addcc1-hmma-sweep.txt, -edc0727-hmma-sweep.txt):
-// 1.03x the 128x128x32 four-stage entry it replaced (half the barriers per HMMA); one team per SM
-// 1.03x too, 2 stages 0.96x, 6 stages of BK 32 0.99x, 8-warp 128x256 and 256x128 tiles 0.78-0.82x,
-// 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x.
+// 128x128x32 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
+// float accumulators and 24 fragment registers; four stages of two 128 x 32 tiles, each line padded by 8
+// elements (NN: 4 x (32 x 136 + 128 x 40) x 2 B = 76 KB) of scratch per team (team_scratch.hpp lifts
+// Kokkos 3.4's 48 KB), two teams per SM (registers: 240 per thread, no spills).
+// Each step's copies are issued after its products (copies_after_products, gemm_team_async.hpp), so
+// the tensor pipe starts right after the barrier; three steps of copies stay in flight. The +8 pads
+// make every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. HMMA
+// sweep 3 on 8192^3 (perf/results/h200-2026-12-02-fc4e4fe-hmma-sweep.txt): 1.11x / 1.10x (FP16 /
+// BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after the products
+// 1.05x / 1.03x, 128x256x64 and 256x128x64 (one team of 8 warps) with copies after 1.04-1.05x, four
+// stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt):
+// 8-warp tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x.
+// ncu of the replaced entry (-fc4e4fe-ncu-hmma.txt): L2 throughput 71% against the tensor pipe's 49%,
+// two warps per scheduler (registers and scratch), 0.28 of them eligible: bound by L2 traffic per
+// flop of 128 x 128 tiles and by latency at 8 warps per SM; mma.sync cannot have more warps with this
+// tile, and bigger team tiles did not pay.
 struct GemmTilesHalfMmaAsync {
-  static constexpr int bm = 128, bn = 128, bk = 64;
+  static constexpr int bm = 128, bn = 128, bk = 32;
   static constexpr int warp_m = 64, warp_n = 64;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
-  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 2;
+  static constexpr int team_size = 128, vector_length = 1, stages = 4, min_blocks = 2;
+  static constexpr bool copies_after_products = true;
   static constexpr int scratch_level = 0, group_m = 8;
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>

@@ -63,6 +63,15 @@ struct ProductsFirstOf : std::false_type {};
 template <class Cfg>
 struct ProductsFirstOf<Cfg, std::void_t<decltype(Cfg::products_first)>>
     : std::bool_constant<Cfg::products_first> {};
+// An entry's copies_after_products (default false): issue step kt + kAhead's copies after step kt's
+// products rather than before, so that the tensor pipe starts on the step right after the barrier.
+// The buffer they fill was last read by step kt - 1, so the barrier at the top of step kt already
+// guards it; the copies get one step's products less to land in.
+template <class Cfg, class = void>
+struct CopiesAfterProductsOf : std::false_type {};
+template <class Cfg>
+struct CopiesAfterProductsOf<Cfg, std::void_t<decltype(Cfg::copies_after_products)>>
+    : std::bool_constant<Cfg::copies_after_products> {};
 template <class MK, class = void>
 struct InFlightOf : std::integral_constant<int, 0> {};
 template <class MK>
@@ -87,6 +96,9 @@ struct GemmTeamAsync
   static constexpr int kInFlight = InFlightOf<MK>::value;  // steps the micro-kernel leaves running
   static constexpr int kAhead = kStages - 1 - kInFlight;   // steps whose copies are in flight
   static_assert(kAhead >= 1, "at least one K step in flight while another is computed");
+  static constexpr bool kCopiesAfter = CopiesAfterProductsOf<Cfg>::value;
+  static_assert(!(kCopiesAfter && (ProductsFirstOf<Cfg>::value || kInFlight > 0)),
+                "copies after the products only for micro-kernels that finish their products in mac_in");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
   using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
@@ -240,12 +252,18 @@ struct GemmTeamAsync
       const T* as = As + read * TileA::kElems;
       const T* bs = Bs + read * TileB::kElems;
       if constexpr (ProductsFirstOf<Cfg>::value) MK::template mac_issue<LayoutA, LayoutB>(acc, as, bs, o);
-      if (kt + kAhead < nk) issue_step(kt + kAhead, write);
-      Copy::commit();
+      if constexpr (!kCopiesAfter) {
+        if (kt + kAhead < nk) issue_step(kt + kAhead, write);
+        Copy::commit();
+      }
       if constexpr (ProductsFirstOf<Cfg>::value) {
         MK::mac_wait(acc);
       } else {
         MK::template mac_in<LayoutA, LayoutB>(acc, as, bs, o);
+      }
+      if constexpr (kCopiesAfter) {
+        if (kt + kAhead < nk) issue_step(kt + kAhead, write);
+        Copy::commit();
       }
       read = read + 1 == kStages ? 0 : read + 1;
       write = write + 1 == kStages ? 0 : write + 1;
