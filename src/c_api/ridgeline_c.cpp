@@ -31,7 +31,7 @@
 #include "ridgeline/gemm.hpp"
 #include "ridgeline/gemv.hpp"
 #else
-#include "host_abi.hpp"
+#include "blas/host_abi.hpp"
 #endif
 
 #define RIDGELINE_C_EXPORT extern "C" __attribute__((visibility("default")))
