@@ -438,6 +438,8 @@ RIDGELINE_C_EXPORT ridgeline_status_t ridgeline_set_stream(ridgeline_handle_t ha
 #if defined(RIDGELINE_C_API_CUDA)
     std::lock_guard<std::mutex> lock(g_mutex);
     if (g_finalized) throw not_initialized("Ridgeline's Kokkos was finalized at exit");
+    // A Kokkos instance allocates on creation; codes that set the stream before every call keep it.
+    if (stream == handle->stream && handle->exec) return RIDGELINE_STATUS_SUCCESS;
     if (stream == nullptr) {
       handle->exec.emplace();
     } else {
