@@ -5,7 +5,9 @@
 #
 # host     apt packages, Kokkos 3.4.01 (OpenMP+Serial, position-independent) and Kokkos Kernels 3.4.01
 #          built from Debian's trilinos 13.2 source package, installed under $RIDGELINE_DEPS/install/host;
-#          the reference BLAS testers from Debian's lapack source package, in $RIDGELINE_DEPS/src/lapack
+#          the reference BLAS testers from Debian's lapack source package, in $RIDGELINE_DEPS/src/lapack;
+#          OpenMPI and ScaLAPACK (openmpi-bin, libopenmpi-dev, libscalapack-openmpi-dev) for the
+#          distributed example, examples/pgemm_scalapack.c
 # cuda     CUDA 11.8 + g++-11 from Debian non-free; Kokkos 3.4.01 with CUDA, AMPERE80 retargeted to
 #          sm_90, installed under $RIDGELINE_DEPS/install/cuda (Kokkos Kernels too, no cuBLAS TPL)
 #          and the PTX-8 / sm_90a route's launcher and ptxas/fatbinary shims (scripts/sm90a) in
@@ -181,6 +183,9 @@ do_host() {
   ensure_extra_sources
   apt_install cmake make g++ gfortran libgtest-dev libgmock-dev libopenblas-dev nlohmann-json3-dev \
     libcli11-dev gnuplot-nox dpkg-dev ca-certificates xz-utils
+  # ScaLAPACK over OpenMPI for examples/pgemm_scalapack.c (pdgemm_/psgemm_ with Ridgeline's BLAS under
+  # every rank); Debian's libscalapack-openmpi.so carries BLACS too.
+  apt_install openmpi-bin libopenmpi-dev libscalapack-openmpi-dev
   fetch_kokkos_sources
   fetch_blas_testers
   # Position-independent, because libridgeline_blas.so links Kokkos in: Debian's GCC defaults to PIE,
