@@ -21,6 +21,7 @@
 #   prebuilt  the binary built here (carried route), only when the machine has no C compiler
 # then compute-sanitizer memcheck over one run where the toolkit has it (a write outside an output
 # would show there). It passes when every route that ran passed; OUT_DIR gets c_api_device_test.log.
+# Each run has a timeout (120 s a route, 240 s for memcheck), so the whole stays under 8 minutes.
 set -uo pipefail
 
 if [ "${1:-}" = bundle ]; then
@@ -83,7 +84,7 @@ run_test() { # name binary [library path]
   local name=$1 bin=$2 path=$3
   say "route $name: $bin"
   ran=$((ran + 1))
-  if LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 300 "$bin" >"$work/$name.out" 2>&1; then
+  if LD_LIBRARY_PATH="$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$bin" >"$work/$name.out" 2>&1; then
     grep -E "^(correctness|error paths|PASSED)" "$work/$name.out"
   else
     echo "route $name FAILED (exit $?):"
@@ -128,7 +129,7 @@ if [ -x "$san" ]; then
   bin=$work/test_c_api_carried
   [ -x "$bin" ] || bin=$here/test_c_api_prebuilt
   say "compute-sanitizer memcheck: $bin"
-  if LD_LIBRARY_PATH="$libdir" timeout 400 "$san" --tool memcheck --error-exitcode 9 "$bin" >"$work/memcheck.out" 2>&1; then
+  if LD_LIBRARY_PATH="$libdir" timeout 240 "$san" --tool memcheck --error-exitcode 9 "$bin" >"$work/memcheck.out" 2>&1; then
     grep -E "^(PASSED|FAILED)|ERROR SUMMARY" "$work/memcheck.out"
   else
     echo "memcheck FAILED (exit $?):"
