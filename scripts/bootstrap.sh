@@ -218,9 +218,11 @@ do_cuda() {
   local w=$deps/bin/nvcc_sm90
   write_retarget_wrapper "$w" "$deps/src/kokkos/bin/nvcc_wrapper" sm_80 sm_90
   install_sm90a_tools
+  # Position-independent, like the host build's, so that libridgeline_c.so can carry it inside (a
+  # shared library cannot link PIE objects that reach libc's and libstdc++'s data directly).
   build_kokkos cuda "$w" -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON \
     -DCMAKE_CXX_FLAGS=-arch=sm_80 -DCUDAToolkit_ROOT=/usr -DCMAKE_CUDA_COMPILER=/usr/bin/nvcc \
-    -DCUDAToolkit_INCLUDE_DIR=/usr/include
+    -DCUDAToolkit_INCLUDE_DIR=/usr/include -DCMAKE_POSITION_INDEPENDENT_CODE=ON
 }
 
 do_hip() {

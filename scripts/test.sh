@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The test command: everything CI checks, from a fresh Debian 12 machine.
-#   1. host build (OpenMP; Serial for test_validation): the GoogleTest suite and the BLAS ABI checks
-#      through ctest, then the reference BLAS testers (GEMV, GEMM) against libridgeline_blas.so
-#      (scripts/blas_testers.sh)
+#   1. host build (OpenMP; Serial for test_validation): the GoogleTest suite, the BLAS ABI checks and
+#      the C API's C and Fortran tests (test_c_api, test_c_api_fortran) through ctest, then the
+#      reference BLAS testers (GEMV, GEMM) against libridgeline_blas.so (scripts/blas_testers.sh)
 #   2. install, then build and run examples/ against the installed package, among them ScaLAPACK's
 #      pdgemm_/psgemm_ on 4 MPI ranks with libridgeline_blas.so under every rank, linked and preloaded,
 #      against the same program on the system BLAS (scripts/scalapack_example.sh): 23 s more than
-#      before on two loaded cores (configure 4, build 9, three 4-rank runs 11), and 24 s of apt
-#   3. CUDA backend: compile and link the tests, perf suite and CLI (no GPU needed), through the
-#      sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
+#      before on two loaded cores (configure 4, build 9, three 4-rank runs 11), and 24 s of apt; and
+#      examples/c_api (C, Ridgeline::ridgeline_c) with only Ridgeline's prefix (the C component needs
+#      no Kokkos)
+#   3. CUDA backend: compile and link the tests, perf suite, CLI and libridgeline_c.so (no GPU needed),
+#      through the sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
 #      (route off, mma.sync only), which must keep building (in the background, beside steps 4 and 5)
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
 #   5. Kokkos 5.2 compile gate (scripts/check_kokkos5.sh)
@@ -46,6 +48,11 @@ if has example; then
   "$root/build/example/team_gemm_example"
   say "ScaLAPACK on 4 MPI ranks with libridgeline_blas.so underneath"
   "$root/scripts/scalapack_example.sh" "$root/build/example" "$root/build/host-install/lib"
+  say "C API example on the installed Ridgeline::ridgeline_c"
+  cmake -S "$root/examples/c_api" -B "$root/build/example-c" -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$root/build/host-install" >/dev/null
+  cmake --build "$root/build/example-c" -j 2
+  "$root/build/example-c/c_api_example"
 fi
 if has cuda; then
   say "CUDA backend: compile and link only"

@@ -5,21 +5,18 @@
 //
 // Kokkos lives inside the library, linked statically and hidden: an application with its own Kokkos
 // (another version, other settings) keeps it untouched, and this copy is initialized on the first
-// call, with OpenMP's thread count (OMP_NUM_THREADS), and finalized at exit. Kokkos 3.4's OpenMP
-// space runs parallel work only from the thread that initialized it and outside any OpenMP parallel
-// region; calls from elsewhere (application threads, OpenMP regions) run on Kokkos::Serial, one at a
-// time, and so does every call when the first one came from inside a parallel region.
+// call, with OpenMP's thread count (OMP_NUM_THREADS), and finalized at exit (host_abi.cpp, whose
+// kernels libridgeline_c.so shares). Kokkos 3.4's OpenMP space runs parallel work only from the
+// thread that initialized it and outside any OpenMP parallel region; calls from elsewhere (application
+// threads, OpenMP regions) run on Kokkos::Serial, one at a time, and so does every call when the first
+// one came from inside a parallel region.
 //
 // Errors follow the reference BLAS: the first bad argument, in the reference's order of checks, goes
 // to xerbla_ (or cblas_xerbla, in CBLAS numbering) and nothing is written. The defaults print the
 // reference's message and return, as OpenBLAS's do; the reference's STOP would end a drop-in user's
 // run where the library it replaces did not. RIDGELINE_BLAS_VERBOSE=1 prints at exit how many calls
 // each routine served.
-#include <Kokkos_Core.hpp>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
-
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cstdarg>
@@ -27,12 +24,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <mutex>
-#include <thread>
-#include <vector>
 
-#include "ridgeline/gemm.hpp"
-#include "ridgeline/gemv.hpp"
+#include "host_abi.hpp"
 
 #define RIDGELINE_BLAS_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -80,76 +73,6 @@ struct CallReport {
   }
 } g_call_report;
 
-bool g_we_initialized = false;
-
-bool in_omp_parallel() {
-#if defined(_OPENMP)
-  return omp_in_parallel() != 0;
-#else
-  return false;
-#endif
-}
-
-void finalize_kokkos() {
-  // Kokkos refuses to finalize inside an OpenMP parallel region (an exit() from one); the process
-  // is ending, so the memory is left to it rather than terminating.
-  if (!g_we_initialized || !Kokkos::is_initialized() || in_omp_parallel()) return;
-  try {
-    ridgeline::release_workspace();
-    Kokkos::finalize();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "[ridgeline_blas] Kokkos::finalize at exit: %s\n", e.what());
-  }
-}
-
-void ensure_kokkos() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // With the library's private Kokkos this is always the first initialization; with a shared
-    // Kokkos (a build that links it dynamically) the application's own settings are kept.
-    if (Kokkos::is_initialized()) return;
-    std::exception_ptr error;
-    const auto initialize = [&error] {
-      try {
-#if KOKKOS_VERSION >= 40000
-        Kokkos::initialize(Kokkos::InitializationSettings().set_disable_warnings(true));
-#else
-        Kokkos::InitArguments args;  // num_threads -1: OpenMP's own count, i.e. OMP_NUM_THREADS
-        args.disable_warnings = true;
-        Kokkos::initialize(args);
-#endif
-      } catch (...) {
-        error = std::current_exception();
-      }
-    };
-    // Kokkos's OpenMP space cannot start inside a parallel region, so a first call from one starts
-    // it on a thread of its own; every call then runs on Serial (no thread owns the OpenMP space).
-    if (in_omp_parallel()) {
-      std::thread(initialize).join();
-    } else {
-      initialize();
-    }
-    if (error) std::rethrow_exception(error);
-    g_we_initialized = true;
-    std::atexit(finalize_kokkos);
-  });
-}
-
-// Runs f(exec) on the host execution space that can serve this thread (see the file comment).
-template <class F>
-void on_host(F&& f) {
-  ensure_kokkos();
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL) && KOKKOS_VERSION < 40000
-  if (Kokkos::OpenMP::in_parallel()) {
-    static std::mutex serial_mutex;  // Kokkos::Serial has one instance; its team scratch is shared
-    std::lock_guard<std::mutex> lock(serial_mutex);
-    f(Kokkos::Serial());
-    return;
-  }
-#endif
-  f(Kokkos::DefaultHostExecutionSpace());
-}
-
 // Ridgeline's own checks cannot fail after ours; if anything does (memory), no exception may cross
 // the C boundary, and returning would leave the output silently unwritten.
 template <class F>
@@ -168,21 +91,6 @@ char upper(char c) {
 bool is_trans(char c) {
   c = upper(c);
   return c == 'N' || c == 'T' || c == 'C';
-}
-const char* trans_letter(char c) {
-  return upper(c) == 'N' ? "N" : "T";  // 'C' is 'T' for real types
-}
-
-template <class T>
-using Matrix =
-    Kokkos::View<T**, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-template <class T>
-using Vector =
-    Kokkos::View<T*, Kokkos::LayoutStride, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-template <class T>
-Matrix<T> column_major(T* p, blas_int rows, blas_int cols, blas_int ld) {
-  return Matrix<T>(p, Kokkos::LayoutStride(rows, 1, cols, ld));
 }
 
 // The reference xGEMM's checks, in its order: the number of the first bad argument, or 0.
@@ -212,68 +120,17 @@ blas_int gemv_info(char t, blas_int m, blas_int n, blas_int lda, blas_int incx, 
   return 0;
 }
 
-// Column-major C = alpha op(A) op(B) + beta C, arguments already checked.
+// Column-major, arguments already checked; the kernels and the host execution space are host_abi's.
 template <class T>
 void gemm_checked(Routine r, char ta, char tb, blas_int m, blas_int n, blas_int k, T alpha, const T* a,
                   blas_int lda, const T* b, blas_int ldb, T beta, T* c, blas_int ldc) {
-  // The reference's quick return; K == 0 or alpha == 0 otherwise still scale C by beta.
-  if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return;
-  const bool na = upper(ta) == 'N', nb = upper(tb) == 'N';
-  guarded(r, [&] {
-    const auto A = column_major(a, na ? m : k, na ? k : m, lda);
-    const auto B = column_major(b, nb ? k : n, nb ? n : k, ldb);
-    const auto C = column_major(c, m, n, ldc);
-    on_host([&](const auto& exec) {
-      ridgeline::gemm(exec, trans_letter(ta), trans_letter(tb), alpha, A, B, beta, C);
-      exec.fence();
-    });
-  });
+  guarded(r, [&] { ridgeline::host_abi::gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc); });
 }
 
-// A BLAS vector of n entries with increment inc: a negative increment walks it from its end. Views
-// cannot have negative strides, so such a vector goes through a contiguous copy in walking order.
-template <class T>
-struct BlasVector {
-  T* base;
-  blas_int n, inc;
-  std::vector<std::remove_const_t<T>> copy;
-
-  T* at(blas_int i) const {
-    return base + static_cast<std::ptrdiff_t>(inc < 0 ? n - 1 - i : i) * std::abs(inc);
-  }
-  Vector<T> view() {
-    if (inc > 0) return Vector<T>(base, Kokkos::LayoutStride(n, inc));
-    copy.resize(n);
-    for (blas_int i = 0; i < n; ++i) copy[i] = *at(i);
-    return Vector<T>(copy.data(), Kokkos::LayoutStride(n, 1));
-  }
-  void write_back() const {
-    if constexpr (!std::is_const_v<T>) {
-      if (inc < 0) {
-        for (blas_int i = 0; i < n; ++i) *at(i) = copy[i];
-      }
-    }
-  }
-};
-
-// Column-major y = alpha op(A) x + beta y, arguments already checked.
 template <class T>
 void gemv_checked(Routine r, char t, blas_int m, blas_int n, T alpha, const T* a, blas_int lda, const T* x,
                   blas_int incx, T beta, T* y, blas_int incy) {
-  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;
-  const bool nt = upper(t) == 'N';
-  guarded(r, [&] {
-    const auto A = column_major(a, m, n, lda);
-    BlasVector<const T> xv{x, nt ? n : m, incx, {}};
-    BlasVector<T> yv{y, nt ? m : n, incy, {}};
-    const auto X = xv.view();
-    const auto Y = yv.view();
-    on_host([&](const auto& exec) {
-      ridgeline::gemv(exec, trans_letter(t), alpha, A, X, beta, Y);
-      exec.fence();
-    });
-    yv.write_back();
-  });
+  guarded(r, [&] { ridgeline::host_abi::gemv(t, m, n, alpha, a, lda, x, incx, beta, y, incy); });
 }
 
 template <class T>

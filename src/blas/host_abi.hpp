@@ -1,0 +1,34 @@
+#pragma once
+// The host half of Ridgeline's two C ABIs: libridgeline_blas.so (the BLAS and CBLAS symbols) and, in
+// host builds, libridgeline_c.so (ridgeline.h). Both run the same column-major float and double
+// GEMM and GEMV on raw host pointers; host_abi.cpp instantiates them once, the largest compile of
+// either library, and both link its object. Each library still gets its own copy of the state below
+// (its own hidden Kokkos), since each links the object into itself.
+//
+// Callers check the arguments first (BLAS rules: trans letters N/T/C in either case, non-negative
+// extents, leading dimensions >= max(1, rows), nonzero increments); what fails here afterwards (memory,
+// an output overlapping an input) throws, and each library turns that into its own kind of error.
+#include <cstddef>
+
+namespace ridgeline::host_abi {
+
+// Starts Kokkos if this library's copy has not started (OpenMP's thread count: OMP_NUM_THREADS) and
+// finalizes it at exit. Kokkos 3.4's OpenMP space runs parallel work only from the thread that
+// initialized it and outside any OpenMP parallel region; calls from elsewhere run on Kokkos::Serial,
+// one at a time. A first call from inside a parallel region starts Kokkos on a thread of its own.
+// Throws what Kokkos::initialize throws.
+void ensure_kokkos();
+
+// C = alpha op(A) op(B) + beta C, with the reference BLAS's quick returns; synchronous.
+void gemm(char ta, char tb, int m, int n, int k, float alpha, const float* a, int lda, const float* b,
+          int ldb, float beta, float* c, int ldc);
+void gemm(char ta, char tb, int m, int n, int k, double alpha, const double* a, int lda, const double* b,
+          int ldb, double beta, double* c, int ldc);
+
+// y = alpha op(A) x + beta y; a negative increment walks its vector from the end, as in the BLAS.
+void gemv(char t, int m, int n, float alpha, const float* a, int lda, const float* x, int incx, float beta,
+          float* y, int incy);
+void gemv(char t, int m, int n, double alpha, const double* a, int lda, const double* x, int incx,
+          double beta, double* y, int incy);
+
+}  // namespace ridgeline::host_abi
