@@ -295,7 +295,7 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
   os << "set format x '%g'\nset format y '%g'\n";
   os << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
   // Below the plot area, so the legend never covers a point or a roof.
-  os << "set key below box font ',10' maxrows 6\n";
+  os << "set key below font ',10' maxrows 6\n";
   const std::string data = gp_quote(data_path);
   std::vector<std::string> plots;
   for (std::size_t i = 0; i < l.curves.size(); ++i) {
