@@ -43,6 +43,7 @@
 #include "harness.hpp"
 #include "kokkos_kernels_baseline.hpp"
 #include "perf_record.hpp"
+#include "progress.hpp"
 #include "report.hpp"
 #include "shape_spec.hpp"
 
@@ -738,7 +739,8 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
   for (const auto& r : rows) {
     if (!std::isfinite(r.gflops) || !std::isfinite(r.intensity)) continue;
     ridgeline::MeasuredPoint p;
-    p.label = r.impl + " " + spec_string(r.shape);
+    p.label = spec_string(r.shape);
+    p.series = r.impl;
     p.intensity = r.intensity;
     p.gflops = r.gflops;
     points.push_back(p);
@@ -805,7 +807,9 @@ int run(int argc, char** argv) {
   app.add_option("--seed", opt.seed, "input seed (same in cublas_baseline)");
   app.add_option("--csv", opt.csv, "write results as CSV");
   app.add_option("--json", opt.json, "write results and metadata as JSON");
-  app.add_option("--plot", opt.plot, "write the roofline with the measured points (SVG)");
+  app.add_option("--plot", opt.plot,
+                 "write the roofline with the measured points (SVG, its PNG twin, and the points' key as "
+                 "<plot>.key.md)");
   app.add_option("--git-sha", opt.git_sha, "override the configure-time git sha");
   app.add_flag("--list-shapes", opt.list_shapes, "print the expanded shape list and exit");
   // Kokkos 3 leaves its --kokkos-* arguments in argv; they are Kokkos's business, not ours.
@@ -924,8 +928,24 @@ int run(int argc, char** argv) {
   std::cout << "\n";
 
   std::vector<PerfRecord> rows;
-  for (const auto& s : shapes) {
-    std::cout << "running " << spec_string(s) << " ..." << std::flush;
+  // On a terminal, one self-overwriting line on stderr says which case runs, its place and the time
+  // left; otherwise (logs, CI, pipes) the output is the plain "running ... done" lines.
+#if defined(__unix__)
+  const bool progress = isatty(STDERR_FILENO) != 0;
+  // stdout sent to a file keeps its "running" lines while the terminal shows the progress.
+  const bool plain = !progress || isatty(STDOUT_FILENO) == 0;
+#else
+  const bool progress = false, plain = true;
+#endif
+  const auto sweep_start = std::chrono::steady_clock::now();
+  for (std::size_t si = 0; si < shapes.size(); ++si) {
+    const ShapeSpec& s = shapes[si];
+    if (progress) {
+      const double elapsed =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count();
+      std::cerr << "\r\033[K" << progress_line(si, shapes.size(), spec_string(s), elapsed) << std::flush;
+    }
+    if (plain) std::cout << "running " << spec_string(s) << " ..." << std::flush;
     std::vector<PerfRecord> r;
     switch (s.precision) {
       case Precision::fp32:
@@ -946,9 +966,14 @@ int run(int argc, char** argv) {
         r = run_shape<float>(s, ctx);
         break;
     }
-    std::cout << " done\n";
+    if (plain) std::cout << " done\n";
     rows.insert(rows.end(), r.begin(), r.end());
   }
+  if (progress)
+    std::cerr << "\r\033[K" << shapes.size() << " cases in "
+              << clock_text(
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count())
+              << "\n";
   annotate(rows, ctx);
 
   std::cout << "\n";

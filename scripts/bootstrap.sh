@@ -119,6 +119,18 @@ fetch_blas_testers() {
   touch "$src/.extracted"
 }
 
+# build_progress <what> <log>: appends a build's output to the log and reports every 10% of make's
+# "[ nn%]" counter, so that a first run is not ten silent minutes. (pipefail keeps the build's status.)
+build_progress() {
+  tee -a "$2" | awk -v what="$1" '
+    match($0, /^\[ *[0-9]+%\]/) {
+      p = substr($0, RSTART + 1, RLENGTH - 3) + 0
+      if (p >= last + 10 || (p == 100 && last < 100)) {
+        printf "[bootstrap] building %s: %d%%\n", what, p > "/dev/stderr"; fflush("/dev/stderr"); last = p
+      }
+    }' >/dev/null
+}
+
 # build_kokkos <name> <cxx> [cmake args...]: Kokkos core + Kokkos Kernels (no ETI, no TPLs)
 build_kokkos() {
   local name=$1 cxx=$2
@@ -138,7 +150,8 @@ build_kokkos() {
   cmake -S "$deps/src/kokkos" -B "$b/kokkos" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_STANDARD=17 \
     -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_INSTALL_PREFIX="$prefix" -DKokkos_ENABLE_SERIAL=ON "$@" >"$b/kokkos.log" 2>&1 ||
     { tail -n 40 "$b/kokkos.log"; exit 1; }
-  cmake --build "$b/kokkos" -j "$jobs" >>"$b/kokkos.log" 2>&1 || { tail -n 40 "$b/kokkos.log"; exit 1; }
+  cmake --build "$b/kokkos" -j "$jobs" 2>&1 | build_progress "Kokkos ($name)" "$b/kokkos.log" ||
+    { tail -n 40 "$b/kokkos.log"; exit 1; }
   cmake --install "$b/kokkos" >>"$b/kokkos.log" 2>&1
   log "building Kokkos Kernels 3.4.01 ($name, native kernels only)"
   cmake -S "$deps/src/kokkos-kernels" -B "$b/kk" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER="$cxx" \
@@ -153,7 +166,8 @@ build_kokkos() {
     -DKokkosKernels_ENABLE_TPL_CUBLAS=OFF -DKokkosKernels_ENABLE_TPL_CUSPARSE=OFF \
     -DKokkosKernels_ENABLE_TPL_BLAS=OFF -DKokkosKernels_ENABLE_TESTS=OFF >"$b/kk.log" 2>&1 ||
     { tail -n 40 "$b/kk.log"; exit 1; }
-  cmake --build "$b/kk" -j "$jobs" >>"$b/kk.log" 2>&1 || { tail -n 40 "$b/kk.log"; exit 1; }
+  cmake --build "$b/kk" -j "$jobs" 2>&1 | build_progress "Kokkos Kernels ($name)" "$b/kk.log" ||
+    { tail -n 40 "$b/kk.log"; exit 1; }
   cmake --install "$b/kk" >>"$b/kk.log" 2>&1
   printf '%s' "$*" >"$prefix/.done"
 }

@@ -11,6 +11,8 @@
 #include <sstream>
 
 #include "cli.hpp"
+#include "perf_report.hpp"
+#include "progress.hpp"
 #include "ridgeline/device_spec.hpp"
 
 #ifndef RIDGELINE_CLI_PATH
@@ -294,5 +296,159 @@ TEST(CliBinary, PlotCommandWritesTheSvg) {
   EXPECT_TRUE(std::filesystem::exists(out));
   EXPECT_GT(std::filesystem::file_size(out), 1000u);
   EXPECT_TRUE(std::filesystem::exists(out + ".gp"));
+  std::filesystem::remove_all(dir);
+}
+
+// ---- ridgeline perf / report ------------------------------------------------------------------------
+
+TEST(CliPerf, HandsItsArgumentsToTheSuiteAndReturnsItsStatus) {
+  const auto dir = fresh_dir("perf_exec");
+  const auto script = dir / "fake-perf";
+  const auto log = dir / "args.txt";
+  {
+    std::ofstream f(script);
+    f << "#!/bin/sh\nprintf '%s\\n' \"$@\" > '" << log.string() << "'\nexit 3\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  ::setenv("RIDGELINE_PERF_PROGRAM", script.c_str(), 1);
+  EXPECT_EQ(cli::perf_program(), script.string());
+  // --help too is the suite's, not the CLI's.
+  const auto r = run({"perf", "--shapes", "gemm:NN:64x64x64:fp32", "--json", "a b.json", "--help"});
+  ::unsetenv("RIDGELINE_PERF_PROGRAM");
+  EXPECT_EQ(r.code, 3);
+  std::ifstream in(log);
+  std::stringstream got;
+  got << in.rdbuf();
+  EXPECT_EQ(got.str(), "--shapes\ngemm:NN:64x64x64:fp32\n--json\na b.json\n--help\n");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliPerf, AMissingSuiteIsAnErrorThatSaysWhatToBuild) {
+  ::setenv("RIDGELINE_PERF_PROGRAM", "/nonexistent/ridgeline-perf", 1);
+  const auto r = run({"perf", "--list-shapes"});
+  ::unsetenv("RIDGELINE_PERF_PROGRAM");
+  EXPECT_EQ(r.code, 127);
+  EXPECT_TRUE(contains(r.err, "ridgeline_perf")) << r.err;
+}
+
+TEST(CliPerf, ProgressLineSaysWhichCaseWhereAndTimeLeft) {
+  EXPECT_EQ(ridgeline_perf::progress_line(0, 8, "gemm:NN:512x512x512:fp32", 0.2),
+            "[1/8] gemm:NN:512x512x512:fp32  elapsed 0:00");
+  // Two cases took 30 s: six remain, this one included, at 15 s each.
+  EXPECT_EQ(ridgeline_perf::progress_line(2, 8, "gemv:N:4096x4096:fp32", 30),
+            "[3/8] gemv:N:4096x4096:fp32  elapsed 0:30, about 1:30 left");
+  EXPECT_EQ(ridgeline_perf::clock_text(3723), "1:02:03");
+}
+
+// A perf run's JSON as ridgeline-perf writes it, reduced to what the report reads.
+std::string perf_json_fixture() {
+  nlohmann::json spec =
+      nlohmann::json::parse(ridgeline::device_spec_to_json(ridgeline::find_device_spec("h200")));
+  nlohmann::json row_rl = {{"op", "gemv"},
+                           {"trans", "N"},
+                           {"shape", "4096x4096"},
+                           {"dtype", "fp32"},
+                           {"impl", "ridgeline"},
+                           {"median_ms", 0.0123456},
+                           {"gflops", 2718.2},
+                           {"gbs", 4410.7},
+                           {"ratio_vendor", 1.0137},
+                           {"ratio_kk", 4.81},
+                           {"intensity_flop_per_byte", 0.4998},
+                           {"ridge_flop_per_byte", 13.96},
+                           {"efficiency", 0.9123},
+                           {"check", "ok"}};
+  nlohmann::json row_cb = row_rl;
+  row_cb["impl"] = "cublas";
+  row_cb["gflops"] = 2681.5;
+  row_cb["ratio_vendor"] = 1.0;
+  row_cb["check"] = "ref";
+  nlohmann::json row_dmma = {{"op", "gemm"},
+                             {"trans", "NN"},
+                             {"shape", "8192x8192x8192"},
+                             {"dtype", "fp64"},
+                             {"impl", "ridgeline"},
+                             {"median_ms", 22.3},
+                             {"gflops", 49300.0},
+                             {"gbs", 36.1},
+                             {"ratio_vendor", 0.873},
+                             {"ratio_kk", 20.8},
+                             {"intensity_flop_per_byte", 1365.3},
+                             {"ridge_flop_per_byte", 67e12 / 4.8e12},
+                             {"efficiency", 0.74},
+                             {"check", "ok"}};
+  nlohmann::json skipped = {{"op", "gemm"},
+                            {"trans", "NN"},
+                            {"shape", "8192x8192x8192"},
+                            {"dtype", "fp64"},
+                            {"impl", "kokkos-kernels"},
+                            {"gflops", nullptr},
+                            {"intensity_flop_per_byte", nullptr},
+                            {"check", "-"}};
+  nlohmann::json j = {{"metadata",
+                       {{"command", "ridgeline-perf --shapes h200"},
+                        {"git_sha", "abc1234"},
+                        {"date_utc", "2026-12-02T10:00:00Z"},
+                        {"device", "NVIDIA H200"},
+                        {"exec_space", "Cuda"},
+                        {"kokkos", "Kokkos 3.4.01 [Cuda,Serial]"},
+                        {"vendor_baseline", "cublas"},
+                        {"spec", spec}}},
+                      {"rows", {row_rl, row_cb, row_dmma, skipped}}};
+  return j.dump();
+}
+
+TEST(CliReport, NumbersComeStraightFromTheJson) {
+  const auto run_ = cli::parse_perf_json(perf_json_fixture(), "run.json");
+  ASSERT_EQ(run_.rows.size(), 4u);
+  EXPECT_EQ(run_.rows[0].point, 1);
+  EXPECT_EQ(run_.rows[2].point, 3);
+  EXPECT_EQ(run_.rows[3].point, 0);  // no rate: a table row, not a plot point
+  const auto pts = cli::perf_points(run_);
+  ASSERT_EQ(pts.size(), 3u);
+  EXPECT_EQ(pts[1].series, "cublas");
+  EXPECT_DOUBLE_EQ(pts[1].gflops, 2681.5);
+  // The DMMA row's ridge is the FP64 matrix roof's, so that roof is drawn beside fp32's and fp64's vector
+  // roofs.
+  const auto roofs = cli::perf_roofs(run_);
+  ASSERT_EQ(roofs.size(), 3u);
+  EXPECT_EQ(roofs[2].dtype, ridgeline::DType::fp64);
+  EXPECT_EQ(roofs[2].unit, ridgeline::Unit::matrix);
+
+  const std::string md = cli::perf_report_markdown(run_, "roofline.png", "roofline.svg");
+  EXPECT_TRUE(contains(md, "# Perf run: NVIDIA H200, 2026-12-02T10:00:00Z, git abc1234")) << md;
+  EXPECT_TRUE(contains(md, "![Roofline of NVIDIA H200](roofline.png)"));
+  EXPECT_TRUE(contains(md, "[roofline.svg](roofline.svg)"));
+  EXPECT_TRUE(
+      contains(md, "| # | op | shape | dtype | implementation | median ms | GFLOP/s | GB/s | ÷ cublas |"));
+  EXPECT_TRUE(contains(md,
+                       "| 1 | gemv N | 4096x4096 | fp32 | Ridgeline | 0.0123 | 2718 | 4411 | 1.014 | 4.810 | "
+                       "0.500 | 91.2% | ok |"))
+      << md;
+  EXPECT_TRUE(contains(md, "| 2 | gemv N | 4096x4096 | fp32 | cuBLAS (vendor BLAS) | 0.0123 | 2682 |")) << md;
+  EXPECT_TRUE(contains(
+      md, "| - | gemm NN | 8192x8192x8192 | fp64 | Kokkos Kernels | - | - | - | - | - | - | - | - |"))
+      << md;
+  // The plot sits above the table that keys its numbers; the ceilings come last, spec figures named as such.
+  EXPECT_LT(md.find("## Roofline"), md.find("## Results"));
+  EXPECT_LT(md.find("## Results"), md.find("## Ceilings"));
+  EXPECT_TRUE(contains(md, "| fp64 matrix | 67000 GFLOP/s |")) << md;
+  EXPECT_TRUE(contains(md, "| DRAM | 4800 GB/s |")) << md;
+  EXPECT_TRUE(contains(md, "Measured ceilings: none for this run"));
+
+  EXPECT_THROW(cli::parse_perf_json("{\"rows\": []}", "x.json"), std::runtime_error);
+  EXPECT_THROW(cli::parse_perf_json("not json", "x.json"), std::runtime_error);
+}
+
+TEST(CliReport, WritesTheReportAndBothPlots) {
+  const auto dir = fresh_dir("report");
+  const auto json = dir / "results.json";
+  std::ofstream(json) << perf_json_fixture();
+  const auto r = run({"report", json.string()});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "report.md"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "roofline.svg"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "roofline.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "roofline.svg.key.md"));
   std::filesystem::remove_all(dir);
 }

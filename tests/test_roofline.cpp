@@ -363,7 +363,8 @@ TEST(RooflinePlot, DataAndScriptCarryRoofsRidgesAndPoints) {
   const std::string script = ridgeline::roofline_plot_script(specs, roofs, pts, "r.dat", "r.svg");
   EXPECT_NE(script.find("set logscale xy"), std::string::npos);
   EXPECT_NE(script.find("set terminal svg"), std::string::npos);
-  EXPECT_NE(script.find("'measured'"), std::string::npos);
+  EXPECT_NE(script.find("'measured'"), std::string::npos);  // a point without a series
+  EXPECT_NE(script.find("set label 1 '1'"), std::string::npos);
   EXPECT_THROW(ridgeline::roofline_plot_script(specs, roofs, pts, "r.dat", "r.bmp"), std::invalid_argument);
   EXPECT_THROW(ridgeline::roofline_plot_data(specs, {{DType::tf32, Unit::vector}}, {}),
                std::invalid_argument);
@@ -381,9 +382,20 @@ TEST(RooflinePlot, GnuplotWritesTheSvg) {
   std::stringstream ss;
   ss << svg.rdbuf();
   EXPECT_NE(ss.str().find("<svg"), std::string::npos);
-  EXPECT_NE(ss.str().find("measured gemm"), std::string::npos);
+  EXPECT_NE(ss.str().find("measured"), std::string::npos);  // the legend entry
   EXPECT_TRUE(std::filesystem::exists(files.script));
   EXPECT_TRUE(std::filesystem::exists(files.data));
+  // The PNG twin, from the same gnuplot run: a real PNG (its signature), not an empty file.
+  ASSERT_EQ(files.png, (dir / "roofline.png").string());
+  std::ifstream png(files.png, std::ios::binary);
+  char sig[8] = {};
+  ASSERT_TRUE(png.read(sig, 8));
+  EXPECT_EQ(std::string(sig + 1, 3), "PNG");
+  // The key names the point by its number.
+  std::ifstream key(files.key);
+  std::stringstream ks;
+  ks << key.rdbuf();
+  EXPECT_NE(ks.str().find("| 1 | measured | measured gemm |"), std::string::npos) << ks.str();
   std::filesystem::remove_all(dir);
 }
 
@@ -399,4 +411,96 @@ TEST(RooflinePlot, MissingGnuplotIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("not found"), std::string::npos) << e.what();
   }
   std::filesystem::remove_all(dir);
+}
+
+// The quick host run's GEMV rows: fp32 at 0.5 FLOP/B and fp64 at 0.25, three implementations each, N
+// and T, within a few GFLOP/s of each other; plus GEMM points far away.
+std::vector<ridgeline::MeasuredPoint> quick_host_like_points() {
+  std::vector<ridgeline::MeasuredPoint> pts;
+  const char* impls[] = {"ridgeline", "kokkos-kernels", "openblas"};
+  for (double intensity : {0.5, 0.25})
+    for (const char* t : {"N", "T"})
+      for (int i = 0; i < 3; ++i)
+        pts.push_back(
+            {std::string("gemv:") + t + ":4096x4096", intensity, 5.0 + 0.3 * i + (t[0] == 'T'), impls[i]});
+  for (int i = 0; i < 3; ++i) pts.push_back({"gemm:NN:1024x1024x1024:fp32", 170.0, 40.0 + 30 * i, impls[i]});
+  return pts;
+}
+
+TEST(RooflinePlot, OneColourAndMarkerPerImplementation) {
+  const auto rl = ridgeline::series_style("ridgeline"), ob = ridgeline::series_style("openblas"),
+             cb = ridgeline::series_style("cublas"), kk = ridgeline::series_style("kokkos-kernels");
+  EXPECT_NE(rl.color, ob.color);
+  EXPECT_NE(rl.color, kk.color);
+  EXPECT_NE(ob.color, kk.color);
+  EXPECT_NE(rl.point_type, ob.point_type);
+  EXPECT_NE(rl.point_type, kk.point_type);
+  EXPECT_NE(ob.point_type, kk.point_type);
+  // The vendor library looks the same whichever it is, so figures of two backends compare.
+  EXPECT_EQ(ob.color, cb.color);
+  EXPECT_EQ(ob.point_type, cb.point_type);
+  EXPECT_EQ(rl.title, "Ridgeline");
+  EXPECT_EQ(kk.title, "Kokkos Kernels");
+
+  // One legend entry per implementation present, drawn in its style; the points' blocks in the data.
+  const auto pts = quick_host_like_points();
+  const auto host = find_device_spec("h200");
+  const std::string script =
+      ridgeline::roofline_plot_script({host}, {{DType::fp32, Unit::vector}}, pts, "r.dat", "r.svg");
+  for (const auto& st : {rl, ob, kk}) {
+    const std::string entry =
+        "pt " + std::to_string(st.point_type) + " ps 1.1 lc rgb '" + st.color + "' title '" + st.title + "'";
+    EXPECT_NE(script.find(entry), std::string::npos) << entry << "\n" << script;
+  }
+  EXPECT_EQ(script.find("title 'measured'"), std::string::npos);
+  EXPECT_NE(script.find("set key"), std::string::npos);
+  const std::string data = ridgeline::roofline_plot_data({host}, {{DType::fp32, Unit::vector}}, pts);
+  EXPECT_NE(data.find("# measured, Ridgeline"), std::string::npos);
+  EXPECT_NE(data.find("# measured, Kokkos Kernels"), std::string::npos);
+  // The SVG's PNG twin is drawn by the same script.
+  EXPECT_NE(script.find("set terminal pngcairo"), std::string::npos);
+  EXPECT_NE(script.find("set output 'r.png'"), std::string::npos);
+}
+
+TEST(RooflinePlot, ClusteredPointsGetNumbersThatDoNotOverlap) {
+  const auto pts = quick_host_like_points();
+  const auto labels =
+      ridgeline::place_point_labels({find_device_spec("h200")}, {{DType::fp32, Unit::vector}}, pts);
+  ASSERT_EQ(labels.size(), pts.size());
+  bool some_moved = false;
+  for (std::size_t i = 0; i < labels.size(); ++i) {
+    const auto& a = labels[i];
+    EXPECT_EQ(a.number, int(i + 1));
+    EXPECT_GE(a.x, 0.0);
+    EXPECT_LE(a.x + a.width, 1.0);
+    EXPECT_GE(a.y - a.height / 2, 0.0);
+    EXPECT_LE(a.y + a.height / 2, 1.0);
+    some_moved = some_moved || a.leader;
+    for (std::size_t j = 0; j < i; ++j) {
+      const auto& b = labels[j];
+      const bool overlap = a.x < b.x + b.width && b.x < a.x + a.width &&
+                           a.y - a.height / 2 < b.y + b.height / 2 && b.y - b.height / 2 < a.y + a.height / 2;
+      EXPECT_FALSE(overlap) << "labels " << a.number << " and " << b.number << " overlap";
+    }
+  }
+  // Twelve points in two tight columns cannot all sit beside their points: some have leader lines.
+  EXPECT_TRUE(some_moved);
+  // A lone point keeps its number right beside it, without a leader.
+  const auto lone = ridgeline::place_point_labels({find_device_spec("h200")}, {{DType::fp32, Unit::vector}},
+                                                  {{"x", 10.0, 1000.0, "ridgeline"}});
+  ASSERT_EQ(lone.size(), 1u);
+  EXPECT_FALSE(lone[0].leader);
+  EXPECT_NEAR(lone[0].y, lone[0].point_y, 1e-12);
+  EXPECT_GT(lone[0].x, lone[0].point_x);
+}
+
+TEST(RooflinePlot, KeyTableNumbersThePoints) {
+  const auto pts = quick_host_like_points();
+  const std::string key = ridgeline::roofline_point_key_markdown(pts);
+  EXPECT_EQ(key.rfind("| # | implementation | case | FLOP/B | GFLOP/s |", 0), 0u);
+  EXPECT_NE(key.find("| 1 | Ridgeline | gemv:N:4096x4096 | 0.5 | 5 |"), std::string::npos) << key;
+  EXPECT_NE(key.find("| 2 | Kokkos Kernels | gemv:N:4096x4096 | 0.5 | 5.3 |"), std::string::npos) << key;
+  EXPECT_NE(key.find("| 15 | OpenBLAS (vendor BLAS) | gemm:NN:1024x1024x1024:fp32 | 170 | 100 |"),
+            std::string::npos)
+      << key;
 }

@@ -1,10 +1,15 @@
 #include "cli.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -12,6 +17,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "perf_report.hpp"
 #include "ridgeline/detect.hpp"
 #include "ridgeline/roofline.hpp"
 #include "ridgeline/roofline_plot.hpp"
@@ -475,6 +481,50 @@ Format format_of(bool json, bool csv) {
 
 }  // namespace
 
+std::string perf_program() {
+  if (const char* env = std::getenv("RIDGELINE_PERF_PROGRAM"); env && *env) return env;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const auto beside = self.parent_path() / "ridgeline-perf";
+    if (::access(beside.c_str(), X_OK) == 0) return beside.string();
+  }
+#if defined(RIDGELINE_PERF_BUILD_PATH)
+  if (::access(RIDGELINE_PERF_BUILD_PATH, X_OK) == 0) return RIDGELINE_PERF_BUILD_PATH;
+#endif
+  return "ridgeline-perf";  // execvp searches PATH
+}
+
+int run_program(const std::string& program, const std::vector<std::string>& args, std::ostream& err) {
+  std::vector<std::string> argv_s = {program};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    err << "ridgeline: error: cannot start '" << program << "'\n";
+    return kExitError;
+  }
+  if (pid == 0) {
+    ::execvp(argv[0], argv.data());
+    // 127, as a shell reports a program it cannot find; the parent explains.
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return kExitError;
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  const int code = WEXITSTATUS(status);
+  if (code == 127)
+    err << "ridgeline: error: could not run '" << program
+        << "' (ridgeline perf needs the perf suite: build target ridgeline_perf, install it beside "
+           "ridgeline, "
+           "or set RIDGELINE_PERF_PROGRAM)\n";
+  return code;
+}
+
 TileShape parse_tile_shape(const std::string& s) {
   const auto e = parse_extents(s, 3);
   auto fits = [](std::int64_t v) { return v <= (1 << 20); };
@@ -507,6 +557,11 @@ std::vector<std::int64_t> parse_extents(const std::string& s, std::size_t count)
 }
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  // Everything after `perf` is the suite's own command line (--help included), passed on untouched.
+  if (!args.empty() && args[0] == "perf") {
+    out.flush();
+    return run_program(perf_program(), std::vector<std::string>(args.begin() + 1, args.end()), err);
+  }
   CLI::App app{"Ridgeline: device specs, rooflines and tile ledgers for GEMM/GEMV.", "ridgeline"};
   app.require_subcommand(1);
   app.footer("Device names: " + join(known_device_names(), ", ") +
@@ -516,7 +571,23 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
              "  ridgeline spec --detect --json > mygpu.json\n"
              "  ridgeline roofline compare h200 mi300x --dtype fp64,fp32,fp16\n"
              "  ridgeline roofline plot h200 mi300x --out roofline.svg\n"
-             "  ridgeline ledger --tile 64x64x32 --dtype fp16 --acc fp32 --threads 128 --stages 2");
+             "  ridgeline ledger --tile 64x64x32 --dtype fp16 --acc fp32 --threads 128 --stages 2\n"
+             "  ridgeline perf --shapes quick-host --json run.json --plot roofline.svg\n"
+             "  ridgeline report run.json --out report.md");
+
+  // perf: listed here for --help; run() hands it to the suite before parsing.
+  app.add_subcommand("perf", "Run the perf suite (ridgeline-perf; same options: `ridgeline perf --help`)")
+      ->allow_extras();
+
+  // report
+  std::string rep_json, rep_out;
+  auto* rep = app.add_subcommand(
+      "report",
+      "Markdown report of a perf run (table, roofline plot as SVG and PNG, ceilings) from its JSON");
+  rep->add_option("json", rep_json, "The run's JSON (ridgeline perf --json)")->required();
+  rep->add_option("--out,-o", rep_out,
+                  "Report file (default: report.md beside the JSON); roofline.svg/.png "
+                  "are written beside it");
 
   // spec
   std::vector<std::string> spec_names;
@@ -603,7 +674,15 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
 
   try {
-    if (*spec) {
+    if (*rep) {
+      if (rep_out.empty()) {
+        const std::filesystem::path j(rep_json);
+        rep_out =
+            ((j.has_parent_path() ? j.parent_path() : std::filesystem::path(".")) / "report.md").string();
+      }
+      const ReportFiles files = write_perf_report(rep_json, rep_out);
+      out << "wrote " << files.report << " (plot " << files.svg << ", " << files.png << ")\n";
+    } else if (*spec) {
       std::vector<DeviceSpec> specs;
       if (spec_detect) specs.push_back(detect_running_device());
       if (!spec_file.empty()) specs.push_back(load_device_spec_json(spec_file));

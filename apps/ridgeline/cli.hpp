@@ -18,6 +18,15 @@ inline constexpr int kExitError =
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int run(int argc, char** argv);
 
+// `ridgeline perf ARGS...` runs this program with ARGS: $RIDGELINE_PERF_PROGRAM, else ridgeline-perf
+// beside the running `ridgeline` (an install's bin folder), else the one this build tree made, else
+// ridgeline-perf from PATH. The suite stays its own program so that the CLI links neither Kokkos
+// Kernels nor OpenBLAS.
+std::string perf_program();
+// Runs `program args...` with the caller's stdin/stdout/stderr (so the suite sees the terminal) and
+// returns its exit status (128 + signal if it was killed; kExitError if it could not be started).
+int run_program(const std::string& program, const std::vector<std::string>& args, std::ostream& err);
+
 struct TileShape {
   int bm = 0, bn = 0, bk = 0;
 };

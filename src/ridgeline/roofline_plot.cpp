@@ -121,9 +121,9 @@ std::string terminal_for(const std::string& out_path) {
   const auto dot = out_path.rfind('.');
   std::string ext = dot == std::string::npos ? "" : out_path.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == "svg") return "svg size 1100,760 dynamic background rgb 'white' font 'sans,12'";
-  if (ext == "png") return "pngcairo size 1100,760 font 'sans,11'";
-  if (ext == "pdf") return "pdfcairo size 11in,7.6in font 'sans,11'";
+  if (ext == "svg") return "svg size 1100,860 dynamic background rgb 'white' font 'sans,12'";
+  if (ext == "png") return "pngcairo size 1100,860 background rgb 'white' font 'sans,11'";
+  if (ext == "pdf") return "pdfcairo size 11in,8.6in font 'sans,11'";
   throw std::invalid_argument("roofline plot: output '" + out_path + "' must end in .svg, .png or .pdf");
 }
 
@@ -132,7 +132,113 @@ const char* device_color(int i) {
   return colors[i % 7];
 }
 
+// The measured points' series in order of first appearance: one data block and legend entry each.
+std::vector<std::string> series_of(const std::vector<MeasuredPoint>& points) {
+  std::vector<std::string> out;
+  for (const auto& p : points)
+    if (std::find(out.begin(), out.end(), p.series) == out.end()) out.push_back(p.series);
+  return out;
+}
+
+double graph_fraction(double v, double lo, double hi) {
+  return std::log(v / lo) / std::log(hi / lo);
+}
+
+// Label boxes in graph units for the default 1100x760 terminals and a 9-point font: a digit is about
+// 0.8% of the plot's width and a line 2.8% of its height.
+constexpr double kCharWidth = 0.0085, kLineHeight = 0.028, kGap = 0.012, kMarker = 0.007;
+
+struct Box {
+  double x0, y0, x1, y1;
+  bool overlaps(const Box& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+std::vector<LabelPlacement> place_labels(const Layout& l, const std::vector<MeasuredPoint>& points) {
+  std::vector<LabelPlacement> out;
+  std::vector<Box> taken;
+  // Every marker is an obstacle too, so a number never sits on another point.
+  for (const auto& p : points) {
+    const double px = graph_fraction(p.intensity, l.xmin, l.xmax),
+                 py = graph_fraction(p.gflops, l.ymin, l.ymax);
+    taken.push_back({px - kMarker, py - kMarker, px + kMarker, py + kMarker});
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    LabelPlacement lp;
+    lp.number = static_cast<int>(i + 1);
+    lp.point_x = graph_fraction(points[i].intensity, l.xmin, l.xmax);
+    lp.point_y = graph_fraction(points[i].gflops, l.ymin, l.ymax);
+    lp.width = kCharWidth * static_cast<double>(std::to_string(lp.number).size()) + 0.006;
+    lp.height = kLineHeight;
+    const Box own_marker{lp.point_x - kMarker, lp.point_y - kMarker, lp.point_x + kMarker,
+                         lp.point_y + kMarker};
+    // Right of the point first, then left, each stepping up and down a line at a time.
+    bool placed = false;
+    for (int step = 0; step <= 24 && !placed; ++step) {
+      const double dy = (step % 2 ? 1 : -1) * ((step + 1) / 2) * lp.height;
+      for (int side = 0; side < 2 && !placed; ++side) {
+        const double x = side == 0 ? lp.point_x + kGap : lp.point_x - kGap - lp.width;
+        const double y = lp.point_y + dy;
+        const Box b{x, y - lp.height / 2, x + lp.width, y + lp.height / 2};
+        if (b.x0 < 0 || b.x1 > 1 || b.y0 < 0 || b.y1 > 1) continue;
+        bool free = true;
+        for (const auto& t : taken)
+          if (b.overlaps(t) && !(t.x0 == own_marker.x0 && t.y0 == own_marker.y0)) free = false;
+        if (!free) continue;
+        lp.x = x;
+        lp.y = y;
+        lp.leader = step > 0;
+        taken.push_back(b);
+        placed = true;
+      }
+    }
+    if (!placed) {  // nowhere free within 12 lines: beside the point, overlapping (never seen in practice)
+      lp.x = std::min(lp.point_x + kGap, 1 - lp.width);
+      lp.y = lp.point_y;
+    }
+    out.push_back(lp);
+  }
+  return out;
+}
+
+std::string png_twin_of(const std::string& out_path, const PlotOptions& opt) {
+  const auto dot = out_path.rfind('.');
+  if (!opt.png_twin || dot == std::string::npos) return "";
+  std::string ext = out_path.substr(dot + 1);
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  return ext == "svg" ? out_path.substr(0, dot) + ".png" : "";
+}
+
 }  // namespace
+
+SeriesStyle series_style(const std::string& series) {
+  if (series == "ridgeline") return {"Ridgeline", "#e6550d", 7};
+  if (series == "openblas") return {"OpenBLAS (vendor BLAS)", "#2ca02c", 5};
+  if (series == "cublas") return {"cuBLAS (vendor BLAS)", "#2ca02c", 5};
+  if (series == "rocblas") return {"rocBLAS (vendor BLAS)", "#2ca02c", 5};
+  if (series == "kokkos-kernels") return {"Kokkos Kernels", "#9467bd", 9};
+  if (series == "ridgeline-team_gemm") return {"Ridgeline team_gemm", "#8c564b", 13};
+  if (series.empty()) return {"measured", "#e377c2", 7};
+  return {series, "#7f7f7f", 3};
+}
+
+std::vector<LabelPlacement> place_point_labels(const std::vector<DeviceSpec>& specs,
+                                               const std::vector<RoofSelection>& roofs,
+                                               const std::vector<MeasuredPoint>& points,
+                                               const PlotOptions& opt) {
+  return place_labels(layout(specs, roofs, points, opt), points);
+}
+
+std::string roofline_point_key_markdown(const std::vector<MeasuredPoint>& points) {
+  std::ostringstream os;
+  os << "| # | implementation | case | FLOP/B | GFLOP/s |\n|---|---|---|---|---|\n";
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    std::string label = points[i].label;
+    std::replace(label.begin(), label.end(), '|', '/');
+    os << "| " << i + 1 << " | " << series_style(points[i].series).title << " | " << label << " | "
+       << fmt(points[i].intensity, 3) << " | " << fmt(points[i].gflops, 4) << " |\n";
+  }
+  return os.str();
+}
 
 std::string roofline_plot_data(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelection>& roofs,
                                const std::vector<MeasuredPoint>& points, const PlotOptions& opt) {
@@ -157,10 +263,13 @@ std::string roofline_plot_data(const std::vector<DeviceSpec>& specs, const std::
     os << c.ridge << " " << c.peak_gflops << " \"I*=" << fmt(c.ridge) << "\"\n";
   }
   os << "\n\n";
-  if (!points.empty()) {
-    os << "# measured: intensity GFLOP/s label\n";
-    for (const auto& p : points)
-      os << p.intensity << " " << p.gflops << " \"" << clean_label(p.label) << "\"\n";
+  // One block per series; each point carries its number (the key) and its full label.
+  for (const auto& series : series_of(points)) {
+    os << "# measured, " << series_style(series).title << ": intensity GFLOP/s number label\n";
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (points[i].series == series)
+        os << points[i].intensity << " " << points[i].gflops << " " << i + 1 << " \""
+           << clean_label(points[i].label) << "\"\n";
     os << "\n\n";
   }
   return os.str();
@@ -185,7 +294,8 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
   os << "set ylabel 'Attainable performance [GFLOP/s]'\n";
   os << "set format x '%g'\nset format y '%g'\n";
   os << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
-  os << "set key top left box opaque font ',10'\n";
+  // Below the plot area, so the legend never covers a point or a roof.
+  os << "set key below font ',10' maxrows 6\n";
   const std::string data = gp_quote(data_path);
   std::vector<std::string> plots;
   for (std::size_t i = 0; i < l.curves.size(); ++i) {
@@ -202,25 +312,45 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
                   " using 1:2 with points pt 7 ps 1.1 lc rgb 'black' title 'ridge points'");
   plots.push_back(data + " index " + std::to_string(ridge_block) +
                   " using 1:2:3 with labels left offset 0.6,-0.7 font ',9' notitle");
-  if (!points.empty()) {
-    plots.push_back(data + " index " + std::to_string(ridge_block + 1) +
-                    " using 1:2 with points pt 5 ps 1.0 lc rgb '#e377c2' title 'measured'");
-    plots.push_back(data + " index " + std::to_string(ridge_block + 1) +
-                    " using 1:2:3 with labels left offset 0.6,0.7 font ',9' notitle");
+  const auto series = series_of(points);
+  for (std::size_t k = 0; k < series.size(); ++k) {
+    const SeriesStyle st = series_style(series[k]);
+    plots.push_back(data + " index " + std::to_string(ridge_block + 1 + k) + " using 1:2 with points pt " +
+                    std::to_string(st.point_type) + " ps 1.1 lc rgb '" + st.color + "' title " +
+                    gp_quote(clean_label(st.title)));
+  }
+  // Numbers, not labels, beside the points (the key is a table under the plot); a number that had to
+  // move away from a crowded point gets a thin leader line back to it.
+  for (const auto& lp : place_labels(l, points)) {
+    os << "set label " << lp.number << " '" << lp.number << "' at graph " << lp.x << ", graph " << lp.y
+       << " left font ',9' front\n";
+    if (lp.leader)
+      os << "set arrow " << lp.number << " from graph " << lp.point_x << ", graph " << lp.point_y
+         << " to graph " << lp.x << ", graph " << lp.y << " nohead lw 0.6 lc rgb '#777777' front\n";
   }
   os << "plot ";
   for (std::size_t i = 0; i < plots.size(); ++i) os << (i ? ", \\\n     " : "") << plots[i];
   os << "\n";
+  const std::string png = png_twin_of(out_path, opt);
+  if (!png.empty()) {
+    // The same figure again through cairo, so the PNG matches the SVG point for point.
+    os << "set terminal " << terminal_for(png) << "\n";
+    os << "set output " << gp_quote(png) << "\n";
+    os << "replot\n";
+  }
   return os.str();
 }
 
 PlotFiles write_roofline_plot(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelection>& roofs,
                               const std::vector<MeasuredPoint>& points, const std::string& out_path,
                               const PlotOptions& opt) {
-  PlotFiles files{out_path, out_path + ".gp", out_path + ".dat"};
+  PlotFiles files{out_path, out_path + ".gp", out_path + ".dat", png_twin_of(out_path, opt)};
   const std::string script = roofline_plot_script(specs, roofs, points, files.data, out_path, opt);
   const std::string data = roofline_plot_data(specs, roofs, points, opt);
-  for (const auto& [path, text] : {std::pair{files.data, data}, std::pair{files.script, script}}) {
+  if (!points.empty()) files.key = out_path + ".key.md";
+  for (const auto& [path, text] : {std::pair{files.data, data}, std::pair{files.script, script},
+                                   std::pair{files.key, roofline_point_key_markdown(points)}}) {
+    if (path.empty()) continue;
     std::ofstream f(path);
     if (!f || !(f << text)) throw std::runtime_error("roofline plot: cannot write '" + path + "'");
   }
@@ -230,6 +360,7 @@ PlotFiles write_roofline_plot(const std::vector<DeviceSpec>& specs, const std::v
     gnuplot = env && *env ? env : "gnuplot";
   }
   std::remove(out_path.c_str());  // so a stale plot cannot pass for a new one
+  if (!files.png.empty()) std::remove(files.png.c_str());
   const std::string cmd = shell_quote(gnuplot) + " " + shell_quote(files.script) + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) throw std::runtime_error("roofline plot: cannot start '" + gnuplot + "'");
@@ -245,6 +376,9 @@ PlotFiles write_roofline_plot(const std::vector<DeviceSpec>& specs, const std::v
     throw std::runtime_error("roofline plot: gnuplot failed (exit " + std::to_string(code) + "): " + output);
   std::ifstream check(out_path);
   if (!check) throw std::runtime_error("roofline plot: gnuplot wrote no '" + out_path + "': " + output);
+  if (!files.png.empty() && !std::ifstream(files.png))
+    throw std::runtime_error("roofline plot: gnuplot wrote no '" + files.png +
+                             "' (its pngcairo terminal; Debian's gnuplot-nox has it): " + output);
   return files;
 }
 

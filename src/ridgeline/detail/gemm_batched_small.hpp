@@ -36,7 +36,7 @@ namespace ridgeline::detail {
 // Division of 0 <= n < 2^31 by a divisor fixed at launch, as a multiply and a shift: the small path
 // splits each output's flat index into (matrix, row, columns), and at these sizes an integer division
 // (a ~20-instruction sequence on GPUs) is a visible share of the kernel's issue slots (ncu at 4 x 4 x
-// 4 fp32: 75% of issue slots used, perf/results/h200-2026-12-01-d9bc831-batched-README.md).
+// 4 fp32: 75% of issue slots used, perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md).
 // m = ceil(2^(32+l) / d) with 2^l >= d makes floor(n m / 2^(32+l)) exact for n < 2^31 (the error
 // term n (m - 2^(32+l)/d) / 2^(32+l) stays below 1/(2d)).
 struct ConstantDivisor {
@@ -80,7 +80,7 @@ bool batch_dense(const StridedBatch<T>& x) {
 // a team's matrices are one flat run. Padding each matrix to an odd number of 16-byte packets, which
 // removes the bank conflicts of threads that read one element of several matrices (four-way at 4 x 4
 // fp32), needs a division per packet to copy, and ran slower: 1.78 against 2.41 TB/s at 4 x 4 x 4
-// fp32, 1.73 against 2.11 at 16 x 16 x 16 fp64 (perf/results/h200-2026-12-01-d9bc831-batched-README.md).
+// fp32, 1.73 against 2.11 at 16 x 16 x 16 fp64 (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md).
 template <class T>
 SmallStage dense_stage(const StridedBatch<T>& x) {
   return {x.rows > 1 ? static_cast<int>(x.rs) : 0, x.cols > 1 ? static_cast<int>(x.cs) : 0,
@@ -162,7 +162,7 @@ struct GemmBatchedSmall {
   // packets in flight per thread; element by element otherwise. The packet and element loops stay
   // written out: one template serving both (the same loads and stores) ran 4 x 4 x 4 fp32 batches at
   // 1.96 TB/s against 2.51, 16 x 16 x 16 fp32 at 1.62 against 1.77, for reasons not examined
-  // (perf/results/h200-2026-12-01-da13d0e-mend-batched-README.md).
+  // (perf/results/2026-12-01-h200-da13d0e/h200-2026-12-01-da13d0e-mend-batched-README.md).
   template <class X>
   KOKKOS_FORCEINLINE_FUNCTION static void copy_flat(int t, const X* src, int n, X* dst) {
     constexpr int W = int(16 / sizeof(X));

@@ -34,7 +34,7 @@ struct GemmMultiVector {
   // Columns of A in flight per thread: twice the entry's unroll at 16 columns of C, whose 64 accumulators
   // (fp32) leave registers for three teams per SM only, so each thread must keep more bytes in flight:
   // 16384 x 16 x 16384 in 0.542 ms against 0.689 with the entry's 4, while 8 columns doubled ran 0.416 ms
-  // against 0.343 (perf/results/h200-2026-12-01-3fcc668-worktree-unroll-sweep.txt).
+  // against 0.343 (perf/results/2026-12-01-h200-3fcc668/h200-2026-12-01-3fcc668-worktree-unroll-sweep.txt).
   static constexpr int U = kNV >= 16 ? 2 * Cfg::unroll : Cfg::unroll;
   static constexpr int BR = Cfg::team_size * VW;  // rows per team
   static constexpr int max_vectors = kNV;

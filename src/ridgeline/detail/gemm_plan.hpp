@@ -317,7 +317,7 @@ inline KSplit multi_vector_split(const GemmEntryParams& p, std::int64_t m, std::
 // 0.812 peeled, on the 64 x 64 small tiles 0.717 against 0.713), and it lost 5-15% elsewhere (1536^3
 // 0.215 against 0.182, 2048^3 0.412 against 0.365): the pieces' workspace traffic and the fixup cost
 // what the balance gained. With two or three teams per SM a team left alone in a last wave runs faster,
-// so a partial wave costs much less than a tile's time (perf/results/h200-2026-12-01-8b41f47-streamk-
+// so a partial wave costs much less than a tile's time (perf/results/2026-12-01-h200-8b41f47/h200-2026-12-01-8b41f47-streamk-
 // sweep.txt; the first version also spilled, -8b41f47-streamk-ptxas.txt).
 struct PeelPlan {
   std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
@@ -377,7 +377,7 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
   }
   // Only the packet entries peel: narrow ones have no rows to spare, and the small-tile entry ran its
   // products faster whole (DGEMM 2500x2500x1000: 0.300 ms whole, 0.364 peeled;
-  // perf/results/h200-2026-12-01-e50b3ec-plans-sweep.txt).
+  // perf/results/2026-12-01-h200-e50b3ec/h200-2026-12-01-e50b3ec-plans-sweep.txt).
   if (p.role == GemmRole::packets && p.stages > 1)
     plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, compute_units * p.min_blocks);
   const bool peeled = plan.peel.m0 > 0;
