@@ -226,8 +226,8 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // Each step's copies are issued after its products (copies_after_products, gemm_team_async.hpp), so
 // the tensor pipe starts right after the barrier; three steps of copies stay in flight. The +8 pads
 // make every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. HMMA
-// sweep 3 on 8192^3 (perf/results/2026-12-02-h200-fc4e4fe/h200-2026-12-02-fc4e4fe-hmma-sweep.txt): 1.11x / 1.10x (FP16 /
-// BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after the products
+// sweep 3 on 8192^3 (perf/results/2026-12-02-h200-fc4e4fe/h200-2026-12-02-fc4e4fe-hmma-sweep.txt):
+// 1.11x / 1.10x (FP16 / BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after the products
 // 1.05x / 1.03x, 128x256x64 and 256x128x64 (one team of 8 warps) with copies after 1.04-1.05x, four
 // stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt):
 // 8-warp tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x.
