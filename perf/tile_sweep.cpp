@@ -274,17 +274,18 @@ void sweep_gemm_dmma(int n, int reps) {
   std::printf("gemm NN %d^3 fp64: table entry %.3f ms %.1f GFLOP/s\n", n, base * 1e3, flops / base * 1e-9);
   gemm_candidate<ridgeline::backends::cuda::GemmTilesFp64, T>("SIMT entry (before DMMA)", A, B, C, ref, reps,
                                                               base);
-  // Sweeps 1-3 (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt, -dmma-sweep2.txt,
-  // -dmma-sweep3-paired.txt) chose 128x64 tiles at two teams per SM; these are the runners-up.
-  // Sweep 4: copies issued after each step's products (gemm_team_async.hpp, copies_after_products).
-  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, true>, T>("async 128x64x16 3st 2/SM copies after", A, B,
-                                                                 C, ref, reps, base);
-  gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true, true>, T>("async 128x64x16 4st 2/SM copies after", A, B,
-                                                                 C, ref, reps, base);
-  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true, true>, T>("async 64x64x16 3st 3/SM copies after", A, B, C,
-                                                                ref, reps, base);
-  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true>, T>("async 64x64x16 3st 3/SM (small entry)", A, B, C, ref,
-                                                          reps, base);
+  // Sweeps 1-3 (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt,
+  // -dmma-sweep2.txt, -dmma-sweep3-paired.txt) chose 128x64 tiles at two teams per SM; these are the
+  // runners-up. Sweep 4: copies issued after each step's products (gemm_team_async.hpp,
+  // copies_after_products).
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, true>, T>("async 128x64x16 3st 2/SM copies after", A,
+                                                                 B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true, true>, T>("async 128x64x16 4st 2/SM copies after", A,
+                                                                 B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true, true>, T>("async 64x64x16 3st 3/SM copies after", A, B,
+                                                                C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true>, T>("async 64x64x16 3st 3/SM (small entry)", A, B, C,
+                                                          ref, reps, base);
   gemm_candidate<Dmma<128, 64, 32, 64, 32, 2, 2, true>, T>("async 128x64x32 w64x32 2st 2/SM", A, B, C, ref,
                                                            reps, base);
   gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true>, T>("async 128x64x16 w64x32 4st 2/SM", A, B, C, ref,

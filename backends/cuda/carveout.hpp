@@ -6,8 +6,8 @@
 // kernels. L1 holds the lines of every global load in flight and data reread across warps (x in the
 // GEMV dot kernel). Cutting the carveout to what the resident teams need gave 1.06-1.09x on the GEMV
 // kernels and 1.03-1.07x on the fp32 GEMM entries, and nothing on fp64 GEMM
-// (perf/results/2026-11-30-h200-4b5f324/h200-2026-11-30-4b5f324-sweep.txt, -565bb80-sweep.txt). Table entries ask for it
-// with prefer_l1.
+// (perf/results/2026-11-30-h200-4b5f324/h200-2026-11-30-4b5f324-sweep.txt, -565bb80-sweep.txt). Table entries
+// ask for it with prefer_l1.
 //
 // Kokkos 4 sizes the carveout to the kernel's occupancy itself, so this does nothing there.
 #include <Kokkos_Core.hpp>

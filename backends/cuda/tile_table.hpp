@@ -7,21 +7,19 @@
 // staging holds twice the registers of packet staging per element, and more, smaller teams hide its
 // loads better: on 4097^3 it ran 1.13x the 128x128x16 8x8 256-thread entry it replaced, and 1.30x
 // copying the operands into aligned buffers for the packet entry (cudaMalloc, copy and cudaFree per
-// call; perf/results/2026-11-30-h200-f40b979/h200-2026-11-30-f40b979-README.md). The +4 padding keeps the transposed
-// stores (k-contiguous operands) conflict-free while keeping rows 16-byte aligned.
-// GEMM fp32, packet entry (operands that stage in 16-byte packets): 128x128x16, 8x16 per thread on
-// 128 threads, two teams per SM. Packet staging needs half the registers of element staging per
-// element, which leaves room for 128 accumulators without spills; twice the FMAs per scratch byte
-// of 8x8. Two 4-warp teams per SM hold as many warps as one 8-warp team, but one computes while the
-// other waits at its barrier, and bk 16 halves the barriers per FMA: 1.10x (4096^3) and 1.11x
-// (8192^3) the 128x256x8 single-team entry it replaced
-// (perf/results/2026-11-30-h200-a7e9c26/h200-2026-11-30-a7e9c26-sweep-gemm.txt), which had beaten 8x8 by 1.06x
-// (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3,
-// wave quantization).
-// All three fp32 GEMM entries cut their shared carveout to what their resident teams need
+// call; perf/results/2026-11-30-h200-f40b979/h200-2026-11-30-f40b979-README.md). The +4 padding keeps the
+// transposed stores (k-contiguous operands) conflict-free while keeping rows 16-byte aligned. GEMM fp32,
+// packet entry (operands that stage in 16-byte packets): 128x128x16, 8x16 per thread on 128 threads, two
+// teams per SM. Packet staging needs half the registers of element staging per element, which leaves room for
+// 128 accumulators without spills; twice the FMAs per scratch byte of 8x8. Two 4-warp teams per SM hold as
+// many warps as one 8-warp team, but one computes while the other waits at its barrier, and bk 16 halves the
+// barriers per FMA: 1.10x (4096^3) and 1.11x (8192^3) the 128x256x8 single-team entry it replaced
+// (perf/results/2026-11-30-h200-a7e9c26/h200-2026-11-30-a7e9c26-sweep-gemm.txt), which had beaten 8x8
+// by 1.06x (h200-2026-11-30-sweep-packets.txt). Element staging keeps 8x8: 8x16 ran 0.88x there (4097^3, wave
+// quantization). All three fp32 GEMM entries cut their shared carveout to what their resident teams need
 // (prefer_l1, carveout.hpp): the packet entry ran 1.03x on 4096^3, and the general entry 1.07x on
-// 4097^3 (perf/results/2026-11-30-h200-565bb80/h200-2026-11-30-565bb80-sweep.txt); fp64 was unchanged (1.00x), so its
-// entry keeps Kokkos's setting.
+// 4097^3 (perf/results/2026-11-30-h200-565bb80/h200-2026-11-30-565bb80-sweep.txt); fp64 was unchanged
+// (1.00x), so its entry keeps Kokkos's setting.
 #include <cstddef>
 #include <cstdint>
 #include <ridgeline/backends/cuda/async_copy_sm80.hpp>
@@ -60,8 +58,8 @@ struct GemmTilesFp32Packets {
 // Narrow packet entry, for products of at most 64 rows (64 x 16384 x 16384 would leave half of each
 // 128-row tile empty): 64x128x16 on 128 threads with 8x8 micro-tiles, three teams per SM, and
 // split-K supplies the teams that 64 rows cannot. Chosen by the tile sweep on 64x16384x16384
-// (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-narrow.txt): 1.08x the 64x256x8/8x16 entry it replaced; two
-// teams per SM 1.04x; bk 8 1.00x.
+// (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-narrow.txt): 1.08x the 64x256x8/8x16 entry it replaced;
+// two teams per SM 1.04x; bk 8 1.00x.
 struct GemmTilesFp32Narrow {
   static constexpr int bm = 64, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
@@ -75,8 +73,8 @@ struct GemmTilesFp32Narrow {
 // per thread in 2-wide (16-byte) fragments; 64 double accumulators per thread. No fp64 candidate beat it
 // (a7e9c26 sweep: 128x64 and 64x128 on 128 threads at two teams per SM, 0.93-1.00x). Fragment prefetch
 // (gemm_team_tiled.hpp) ran 1.02x on 4096^3 and 8192^3, and warps of 8x4 lanes 1.005-1.01x on top
-// (perf/results/2026-11-30-h200/h200-2026-11-30-prefetch-sweep.txt). The fp32 entries keep k_loop: with prefetch
-// they ran 0.88-0.98x, though their steady loops hold the same instructions and no spills (SASS);
+// (perf/results/2026-11-30-h200/h200-2026-11-30-prefetch-sweep.txt). The fp32 entries keep k_loop: with
+// prefetch they ran 0.88-0.98x, though their steady loops hold the same instructions and no spills (SASS);
 // not explained yet.
 struct GemmTilesFp64 {
   static constexpr int bm = 128, bn = 128, bk = 8;
@@ -92,9 +90,10 @@ struct GemmTilesFp64 {
 // threads, a 64x32 tile per warp (4 x 4 instructions per k16): a lane holds 64 accumulators, 24
 // fragment values and 24 staged elements, two teams per SM. 2 x 16 x (132 + 68) doubles is 51 KB of
 // scratch, above Kokkos 3.4's 48 KB (team_scratch.hpp); the +4 pads keep the fragment reads
-// conflict-free. In the first DMMA sweep (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt,
-// 8192^3) it ran 1.12x the 64x64x16 register entry (32x32 per warp) and 1.22x that at three teams per
-// SM, and 0.88x the asynchronous packet entry below.
+// conflict-free. In the first DMMA sweep
+// (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt, 8192^3) it ran 1.12x the
+// 64x64x16 register entry (32x32 per warp) and 1.22x that at three teams per SM, and 0.88x the asynchronous
+// packet entry below.
 struct GemmTilesFp64Dmma {
   static constexpr int bm = 128, bn = 64, bk = 16;
   static constexpr int warp_m = 64, warp_n = 32;
@@ -133,15 +132,15 @@ struct DmmaAsyncEntry {
 // elements; two teams per SM. Three K steps in flight: 3 x (16 x 132 + 64 x 20) doubles = 81 KB of
 // scratch per team (k-contiguous operands stay k-contiguous; pad_k keeps their lines conflict-free),
 // above Kokkos 3.4's 48 KB, lifted by team_scratch.hpp. Two DMMA sweeps on 8192^3 and 2500^3
-// (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt, -dmma-sweep2.txt): 1.13-1.14x the
-// 128x128x16 single team of 8 warps it replaced (8192^3), 1.27x on 2500^3; bk 32 with two stages
-// ran the same (1.126x), four stages 1.10x, 512-thread 128x128 teams spill (1.03x), and the
-// register-staged DMMA entry 1.01x. On 2500^3, 64x64 tiles at three teams per SM ran 1.11x this
-// entry (more, smaller tiles against 3.03 waves of 128x64): GemmTilesFp64DmmaSmall below.
-// Reading A in 16-byte pairs (its rows g and g + 8 permuted next to each other) ran 1.01x here and
-// 0.67x with register staging (-dmma-sweep3-paired.txt), so the micro-kernel keeps 8-byte reads.
-// Issuing each step's copies after its products, which gained 1.11x for HMMA, ran 0.98x here (three or
-// four stages) and 0.87x on 2500^3, and the small entry with it 1.01x / 1.01x, within noise
+// (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt, -dmma-sweep2.txt): 1.13-1.14x
+// the 128x128x16 single team of 8 warps it replaced (8192^3), 1.27x on 2500^3; bk 32 with two stages ran the
+// same (1.126x), four stages 1.10x, 512-thread 128x128 teams spill (1.03x), and the register-staged DMMA
+// entry 1.01x. On 2500^3, 64x64 tiles at three teams per SM ran 1.11x this entry (more, smaller tiles
+// against 3.03 waves of 128x64): GemmTilesFp64DmmaSmall below. Reading A in 16-byte pairs (its rows g and g +
+// 8 permuted next to each other) ran 1.01x here and 0.67x with register staging (-dmma-sweep3-paired.txt), so
+// the micro-kernel keeps 8-byte reads. Issuing each step's copies after its products, which gained 1.11x for
+// HMMA, ran 0.98x here (three or four stages) and 0.87x on 2500^3, and the small entry with it 1.01x / 1.01x,
+// within noise
 // (-fc4e4fe-dmma-sweep.txt): the DMMA entries' step start is not what limits them.
 struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
@@ -151,21 +150,21 @@ struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 
 // there are three teams per SM, each slice at least 256 deep. Three teams for 170 registers: at 128,
 // 16 columns of accumulators and a row of op(B) spilled; at 170 only the fp32 instance with element
 // loads (unaligned A) spills, 32 bytes. The GEMM entries ran these shapes at 637 GB/s, 0.21-0.30 of
-// cuBLAS (16384 x 2..32 x 16384 fp32, perf/results/2026-12-01-h200-3043941/h200-2026-12-01-3043941-cliffs-README.md). Plan
-// sweeps at e9a2ced (perf/results/2026-12-01-h200-e9a2ced/h200-2026-12-01-e9a2ced-README.md), against the GEMM entries on
-// 16384 x N x 16384: fp32 N = 2, 4, 5, 8, 12, 16 in 0.311, 0.321, 0.353, 0.380, 0.643, 0.656 ms
-// (3.5-1.6 TB/s; the GEMM 1.71-1.73 ms); fp64 N = 2 and 4 in 0.607 and 0.626 ms (the small-tile DMMA
-// entry 0.746 and 0.742), but N = 5 and 8 in 0.904 and 0.920 against 0.735 and 0.736 (an fp64 thread
-// covers two rows, so it issues twice the loads of op(B) per byte of A that fp32 does; not profiled).
-// ncu on fp32 (-fb6ed4d-ncu-multi-vector.txt): latency-bound on few warps, not on issue or DRAM.
-// Staging 64 rows of op(B) at a time in scratch (b_rows), read as 16-byte packets, instead of every thread
-// loading every value of op(B) from memory: fp32 N = 2, 4, 8, 12, 16 in 0.311, 0.317, 0.343, 0.660,
-// 0.689 ms, fp64 N = 2, 4, 8 in 0.586, 0.587, 0.956 (-3fcc668-worktree-staged-b-sweep.txt): 1.11x at 8
-// fp32 columns and 1.04-1.07x on fp64 N = 2 and 4, no gain at 12-16 fp32 columns, which instead keep twice
-// the columns of A in flight (gemm_multi_vector.hpp: 0.518 and 0.542 ms); fp64 past 4 columns still loses
-// to the small-tile DMMA entry (0.725 ms at 8). b_rows 64 was not swept. Fields as the plan reads them
-// (plan_peel_and_split): bm rows per team, bn the most columns, bk the least K per slice, min_blocks teams
-// per SM, stages the unroll.
+// cuBLAS (16384 x 2..32 x 16384 fp32,
+// perf/results/2026-12-01-h200-3043941/h200-2026-12-01-3043941-cliffs-README.md). Plan sweeps at e9a2ced
+// (perf/results/2026-12-01-h200-e9a2ced/h200-2026-12-01-e9a2ced-README.md), against the GEMM entries on 16384
+// x N x 16384: fp32 N = 2, 4, 5, 8, 12, 16 in 0.311, 0.321, 0.353, 0.380, 0.643, 0.656 ms (3.5-1.6 TB/s; the
+// GEMM 1.71-1.73 ms); fp64 N = 2 and 4 in 0.607 and 0.626 ms (the small-tile DMMA entry 0.746 and 0.742), but
+// N = 5 and 8 in 0.904 and 0.920 against 0.735 and 0.736 (an fp64 thread covers two rows, so it issues twice
+// the loads of op(B) per byte of A that fp32 does; not profiled). ncu on fp32
+// (-fb6ed4d-ncu-multi-vector.txt): latency-bound on few warps, not on issue or DRAM. Staging 64 rows of op(B)
+// at a time in scratch (b_rows), read as 16-byte packets, instead of every thread loading every value of
+// op(B) from memory: fp32 N = 2, 4, 8, 12, 16 in 0.311, 0.317, 0.343, 0.660, 0.689 ms, fp64 N = 2, 4, 8 in
+// 0.586, 0.587, 0.956 (-3fcc668-worktree-staged-b-sweep.txt): 1.11x at 8 fp32 columns and 1.04-1.07x on fp64
+// N = 2 and 4, no gain at 12-16 fp32 columns, which instead keep twice the columns of A in flight
+// (gemm_multi_vector.hpp: 0.518 and 0.542 ms); fp64 past 4 columns still loses to the small-tile DMMA entry
+// (0.725 ms at 8). b_rows 64 was not swept. Fields as the plan reads them (plan_peel_and_split): bm rows per
+// team, bn the most columns, bk the least K per slice, min_blocks teams per SM, stages the unroll.
 template <class T>
 struct GemmMultiVectorTiles {
   static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4;
@@ -175,7 +174,8 @@ struct GemmMultiVectorTiles {
   static constexpr int vector_length = 1, stages = unroll, min_blocks = 3, scratch_level = 0;
   // At most 256 K slices: few rows need hundreds for three teams per SM (a GEMV of 1000 rows split along
   // its 100000 columns, gemv_split_columns: 197 fp32 slices, 3.3 TB/s against 2.0 for the rows entry,
-  // perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt). 16384 rows take 13 (fp32) or 7 (fp64).
+  // perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt). 16384 rows take 13
+  // (fp32) or 7 (fp64).
   static constexpr int max_slices = 256;
   static constexpr const char* micro_kernel_name = "multi-vector-rows";
 };
@@ -185,11 +185,11 @@ struct GemmMultiVectorTiles {
 // slots, and split K, 16 K steps a slice, gave it 32 teams: 0.34 of cuBLAS (fb6ed4d cliffs record).
 // 64x64x16 on 128 threads, 8x4 per thread, four teams per SM; its split K aims at two teams per SM
 // in slices of at least 2 K steps. Plan sweep with forced slice counts
-// (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), this entry against the packet entry, each
-// at its best slice count: 128^3 1.31x, 256^3 1.27x (8 slices), 512^3 1.24x (4), 1024^3 1.11x (1),
-// 1536^3 1.03x (0.55 of a wave), 16384x32x16384 1.41x; 2048^3 (0.97 of a wave) 0.84x, so the entry
-// stops at 60%. The best slice counts put 128 to 256 teams on the 132 SMs, not the 528 that four teams
-// per SM would hold: with four, 1024^3 ran 2 slices at 0.87x one slice, 512^3 8 slices at 0.95x four.
+// (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), this entry against the
+// packet entry, each at its best slice count: 128^3 1.31x, 256^3 1.27x (8 slices), 512^3 1.24x (4),
+// 1024^3 1.11x (1), 1536^3 1.03x (0.55 of a wave), 16384x32x16384 1.41x; 2048^3 (0.97 of a wave) 0.84x, so
+// the entry stops at 60%. The best slice counts put 128 to 256 teams on the 132 SMs, not the 528 that four
+// teams per SM would hold: with four, 1024^3 ran 2 slices at 0.87x one slice, 512^3 8 slices at 0.95x four.
 struct GemmTilesFp32Small {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
@@ -205,14 +205,16 @@ struct GemmTilesFp32Small {
 // stages, three teams per SM, never peeled. Four stages, as first swept, do not fit three teams where
 // an operand is k-contiguous ((64 x 20) doubles per operand and stage, 82 KB a team; GemmDmma.SmallTileEntry
 // failed with "requested too large team size"); three stages take 61 KB and ran faster besides. Plan
-// sweeps, every call through the executor (perf/results/2026-12-01-h200-e50b3ec/h200-2026-12-01-e50b3ec-plans-sweep.txt), this
-// entry whole against the 128x64 entry with its peel: 1536^3 1.03x (1.09 waves of 128x64 tiles),
-// 2048^3 1.02x (1.94), 2500^3 1.06-1.12x (3.03), 2500x2500x1000 1.19x, 2624^3 1.07x (3.26), 3072^3
-// 1.01x, 3584^3 and 4096^3 1.00x (7.76); past 8 waves 0.93-0.99x (4608^3, 6144^3, 8192^3). Under one
-// wave it first ran 1024^3 as fast as the 128x64 entry (1.00x), both splitting K in slices of 16 steps for
-// three teams per SM; in slices of 2 steps for two teams per SM, as the fp32 small entry, it ran 256^3
-// 1.67x the 128x64 entry's plan, 512^3 1.34x and 1024^3 1.17x (forced slice counts,
-// perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), so it now starts from zero waves.
+// sweeps, every call through the executor
+// (perf/results/2026-12-01-h200-e50b3ec/h200-2026-12-01-e50b3ec-plans-sweep.txt), this entry whole against
+// the 128x64 entry with its peel: 1536^3 1.03x (1.09 waves of 128x64 tiles), 2048^3 1.02x (1.94),
+// 2500^3 1.06-1.12x (3.03), 2500x2500x1000 1.19x, 2624^3 1.07x (3.26), 3072^3 1.01x, 3584^3 and 4096^3 1.00x
+// (7.76); past 8 waves 0.93-0.99x (4608^3, 6144^3, 8192^3). Under one wave it first ran 1024^3 as fast as the
+// 128x64 entry (1.00x), both splitting K in slices of 16 steps for three teams per SM; in slices of 2 steps
+// for two teams per SM, as the fp32 small entry, it ran 256^3 1.67x the 128x64 entry's plan, 512^3 1.34x and
+// 1024^3 1.17x (forced slice counts,
+// perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), so it now starts from
+// zero waves.
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
 };
@@ -227,14 +229,14 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // the tensor pipe starts right after the barrier; three steps of copies stay in flight. The +8 pads
 // make every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. HMMA
 // sweep 3 on 8192^3 (perf/results/2026-12-02-h200-fc4e4fe/h200-2026-12-02-fc4e4fe-hmma-sweep.txt):
-// 1.11x / 1.10x (FP16 / BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after the products
-// 1.05x / 1.03x, 128x256x64 and 256x128x64 (one team of 8 warps) with copies after 1.04-1.05x, four
-// stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt):
-// 8-warp tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x.
-// ncu of the replaced entry (-fc4e4fe-ncu-hmma.txt): L2 throughput 71% against the tensor pipe's 49%,
-// two warps per scheduler (registers and scratch), 0.28 of them eligible: bound by L2 traffic per
-// flop of 128 x 128 tiles and by latency at 8 warps per SM; mma.sync cannot have more warps with this
-// tile, and bigger team tiles did not pay.
+// 1.11x / 1.10x (FP16 / BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after
+// the products 1.05x / 1.03x, 128x256x64 and 256x128x64 (one team of 8 warps) with copies after 1.04-1.05x,
+// four stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt): 8-warp
+// tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x. ncu of the
+// replaced entry (-fc4e4fe-ncu-hmma.txt): L2 throughput 71% against the tensor pipe's 49%, two warps per
+// scheduler (registers and scratch), 0.28 of them eligible: bound by L2 traffic per flop of 128 x 128 tiles
+// and by latency at 8 warps per SM; mma.sync cannot have more warps with this tile, and bigger team tiles did
+// not pay.
 struct GemmTilesHalfMmaAsync {
   static constexpr int bm = 128, bn = 128, bk = 32;
   static constexpr int warp_m = 64, warp_n = 64;
@@ -256,16 +258,16 @@ struct GemmTilesHalfMmaAsync {
 // accumulators per thread, no fragments), four stages of (128 + 256) x 64 x 2 B = 194 KB in the
 // 128-byte swizzled layouts the tensor core reads, so one team per SM; two K steps of copies and one
 // of products in flight, the products of a step issued before its copies. Three wgmma sweeps on
-// 8192^3 (perf/results/2026-12-01-h200-390480a/h200-2026-12-01-390480a-wgmma-sweep.txt, -e356400-wgmma-sweep.txt): 1.9-2.0x
-// the mma.sync entry; 3 stages 0.82-0.86x; 256x128 tiles 0.92-0.93x, 128x128 (two teams per SM)
-// 0.81-0.86x; waiting for each step's products (in flight 0) 0.87-0.88x; BK 32 with 6-8 stages
-// 0.80-0.85x (twice the barriers); products first 1.03/1.03x (FP16) and 0.98/1.03x (BF16), inside the
-// sweeps' 3-5% run-to-run noise, kept because it cannot lose a step. ncu on FP16 8192^3: tensor and
-// memory pipes both near 60-67% (L2 60%, DRAM 19%), no spills, 6.8 cycles per issued instruction:
-// bound by the per-step latency (wait, team barrier, copy issue), not by a bandwidth; the BK 32
-// variants, with twice the steps, lost 15-20%. Beyond this needs producer warps and mbarriers
-// (no team barrier per step), or TMA: GemmTilesHalfWgmmaTma below replaced it as the packet entry, and it
-// stays as the tile sweep's cp.async baseline.
+// 8192^3 (perf/results/2026-12-01-h200-390480a/h200-2026-12-01-390480a-wgmma-sweep.txt,
+// -e356400-wgmma-sweep.txt): 1.9-2.0x the mma.sync entry; 3 stages 0.82-0.86x; 256x128 tiles 0.92-0.93x,
+// 128x128 (two teams per SM) 0.81-0.86x; waiting for each step's products (in flight 0) 0.87-0.88x; BK 32
+// with 6-8 stages 0.80-0.85x (twice the barriers); products first 1.03/1.03x (FP16) and 0.98/1.03x (BF16),
+// inside the sweeps' 3-5% run-to-run noise, kept because it cannot lose a step. ncu on FP16 8192^3: tensor
+// and memory pipes both near 60-67% (L2 60%, DRAM 19%), no spills, 6.8 cycles per issued instruction: bound
+// by the per-step latency (wait, team barrier, copy issue), not by a bandwidth; the BK 32 variants, with
+// twice the steps, lost 15-20%. Beyond this needs producer warps and mbarriers (no team barrier per step), or
+// TMA: GemmTilesHalfWgmmaTma below replaced it as the packet entry, and it stays as the tile sweep's cp.async
+// baseline.
 struct GemmTilesHalfWgmma {
   static constexpr int bm = 128, bn = 256, bk = 64;
   static constexpr int warp_m = 64, warp_n = 256;          // a warpgroup's tile
@@ -310,10 +312,11 @@ struct WgmmaTmaEntry {
 // multiplying; four stages of 48 KB, 194 KB of scratch with the mbarriers, one team per SM.
 // Predicted 0.92-0.95 of cuBLAS on 8192^3 (from 0.80-0.82 with cp.async), since the per-step wait,
 // barrier and copy issue that held the tensor pipe at 60-67% were gone; measured 0.965/0.956 (FP16/BF16
-// NN), TN 0.974, TT 0.965, NT 0.893/0.958 (perf/results/2026-12-01-h200-ec88549/h200-2026-12-01-ec88549-README.md), above the
-// prediction: ncu puts the SM pipes at 86% (from 67%). Wgmma sweep 5 (-ec88549-wgmma-sweep.txt):
-// 1.20x the cp.async entry (GemmTilesHalfWgmma), three stages 0.977x, 256x128 with two 128x128
-// warpgroups 0.985-0.988x, 128x256 with two 128x128 warpgroups 0.994-1.003x.
+// NN), TN 0.974, TT 0.965, NT 0.893/0.958
+// (perf/results/2026-12-01-h200-ec88549/h200-2026-12-01-ec88549-README.md), above the prediction: ncu puts
+// the SM pipes at 86% (from 67%). Wgmma sweep 5 (-ec88549-wgmma-sweep.txt): 1.20x the cp.async entry
+// (GemmTilesHalfWgmma), three stages 0.977x, 256x128 with two 128x128 warpgroups 0.985-0.988x, 128x256 with
+// two 128x128 warpgroups 0.994-1.003x.
 struct GemmTilesHalfWgmmaTma : WgmmaTmaEntry<GemmTilesHalfWgmmaTma, 128, 256, 64, 64, 256, 4> {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
 };
@@ -341,7 +344,8 @@ struct GemmTilesTf32Wgmma {
 // The TF32 entry's tiles staged by TMA with a producer warpgroup, as GemmTilesHalfWgmmaTma: 32 floats
 // (128 bytes) of K per step, one box per operand and step (TF32 operands are k-contiguous).
 // Predicted TN 8192^3 0.92 of cuBLAS (from 0.82), NN a little less for its copy of A; measured TN
-// 0.996, NN 0.877 (perf/results/2026-12-01-h200-ec88549/h200-2026-12-01-ec88549-README.md). Not swept: the FP16 entry's twin.
+// 0.996, NN 0.877 (perf/results/2026-12-01-h200-ec88549/h200-2026-12-01-ec88549-README.md). Not swept: the
+// FP16 entry's twin.
 struct GemmTilesTf32WgmmaTma : WgmmaTmaEntry<GemmTilesTf32WgmmaTma, 128, 256, 32, 64, 256, 4> {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k8-tf32";
 };
@@ -354,9 +358,9 @@ using GemmTilesHalfPackets =
 // warpgroup's 64x256 tile per team of 128 threads, five stages of (64 + 256) x 64 x 2 B = 202 KB, one
 // team per SM; split-K supplies the teams. 206848 bytes with alignment: under both the lifted Kokkos 3.4
 // limit (227 KB) and Kokkos 5.2's own level-0 limit on Hopper (232448 - 24600 = 207848 bytes). Wgmma sweep 4
-// on 64x16384x16384 (perf/results/2026-12-01-h200-e356400/h200-2026-12-01-e356400-wgmma-sweep.txt): 1.23x the mma.sync narrow entry
-// below (FP16 and BF16); four stages 1.17x, 64x128 tiles at two teams per SM 1.19-1.20x (three stages 0.98x),
-// two 64x128 warpgroups 1.16-1.17x.
+// on 64x16384x16384 (perf/results/2026-12-01-h200-e356400/h200-2026-12-01-e356400-wgmma-sweep.txt): 1.23x the
+// mma.sync narrow entry below (FP16 and BF16); four stages 1.17x, 64x128 tiles at two teams per SM 1.19-1.20x
+// (three stages 0.98x), two 64x128 warpgroups 1.16-1.17x.
 struct GemmTilesHalfWgmmaNarrow {
   static constexpr int bm = 64, bn = 256, bk = 64;
   static constexpr int warp_m = 64, warp_n = 256;
@@ -374,8 +378,8 @@ struct GemmTilesHalfWgmmaNarrow {
 
 // The narrow wgmma entry's tile on the TMA team kernel: a producer warpgroup and one 64x256 consumer
 // warpgroup (256 threads), four stages of 40 KB. Wgmma sweep 5 on 64x16384x16384
-// (perf/results/2026-12-01-h200-ec88549/h200-2026-12-01-ec88549-wgmma-sweep.txt): 1.027x (FP16) and 1.024x (BF16) the
-// cp.async five-stage entry above; five TMA stages 1.019/1.025x, 64x128 tiles at two teams per SM
+// (perf/results/2026-12-01-h200-ec88549/h200-2026-12-01-ec88549-wgmma-sweep.txt): 1.027x (FP16) and 1.024x
+// (BF16) the cp.async five-stage entry above; five TMA stages 1.019/1.025x, 64x128 tiles at two teams per SM
 // 1.019/1.012x, all inside the sweep's 3-5% noise; four stages keep the most scratch in reserve.
 struct GemmTilesHalfWgmmaNarrowTma : WgmmaTmaEntry<GemmTilesHalfWgmmaNarrowTma, 64, 256, 64, 64, 256, 4> {
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k16";
@@ -431,8 +435,8 @@ struct GemvRowsTiles {
 };
 // The tall "rows" entry: 128 rows per team make each column chunk a 512-byte (fp32) run, which
 // DRAM serves faster than 256 bytes: 1.04-1.06x the regular entry on 16384^2 fp32, 1.00x in fp64
-// (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-dot.txt, both blocks). gemv runs it only where its 128-row
-// teams fill the SMs as well as 64-row ones (gemv_uses_tall); at 8192 rows it ran 0.74x.
+// (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-dot.txt, both blocks). gemv runs it only where its
+// 128-row teams fill the SMs as well as 64-row ones (gemv_uses_tall); at 8192 rows it ran 0.74x.
 template <class T>
 struct GemvRowsTallTiles {
   static constexpr int team_size = 1024, vector_length = 1, rows = 128, unroll = 4, vec = 16 / sizeof(T);
@@ -442,10 +446,10 @@ struct GemvRowsTallTiles {
 // GEMV "dot": a warp per row, reading it in 16-byte packets, four in flight per lane; 8 rows per
 // 256-thread team, two teams per SM. Under Kokkos's full shared carveout (~23 KB of L1), x was
 // reread from L2 by every row, and reading four rows per warp (each x packet serving four rows) had
-// won 1.03-1.04x (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-dot.txt). With the carveout fitted to the
-// teams (prefer_l1, carveout.hpp), x stays in L1 and one row per warp wins: 1.05x (8192^2) and
-// 1.05-1.10x (16384^2) over the four-row entry, which had itself gained 1.07-1.09x from the
-// carveout (perf/results/2026-11-30-h200-565bb80/h200-2026-11-30-565bb80-sweep.txt).
+// won 1.03-1.04x (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-dot.txt). With the carveout fitted to
+// the teams (prefer_l1, carveout.hpp), x stays in L1 and one row per warp wins: 1.05x (8192^2) and 1.05-1.10x
+// (16384^2) over the four-row entry, which had itself gained 1.07-1.09x from the carveout
+// (perf/results/2026-11-30-h200-565bb80/h200-2026-11-30-565bb80-sweep.txt).
 template <class T>
 struct GemvDotTiles {
   static constexpr int team_size = 256, vector_length = 1, lanes = 32, row_block = 1, rows = 8, unroll = 4;
@@ -457,10 +461,10 @@ struct GemvDotTiles {
 // lanes read two rows at once, 64 rows per 256-thread team. On 1000-element rows a warp per row has two
 // rounds of four packets per lane, then its reduction, and ran at 1.9 TB/s (fp32, 0.48 of cuBLAS on
 // 1000 x 100000 T, fb6ed4d cliffs record). Dot sweep on short rows
-// (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), against the regular entry: 1000-element
-// rows 1.87x (fp32) and 1.39x (fp64), 2000-element rows 1.32x and 1.14x; 8 lanes with one row at once
-// 1.77/1.38x and 1.31/1.13x, 16 lanes 1.48-1.74x and 32 lanes with 4 rows 1.77-1.79x (fp32, 1000-element
-// rows). Not swept on rows past 16 KB or on 16-bit types, which keep the regular entry.
+// (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), against the regular
+// entry: 1000-element rows 1.87x (fp32) and 1.39x (fp64), 2000-element rows 1.32x and 1.14x; 8 lanes with one
+// row at once 1.77/1.38x and 1.31/1.13x, 16 lanes 1.48-1.74x and 32 lanes with 4 rows 1.77-1.79x (fp32,
+// 1000-element rows). Not swept on rows past 16 KB or on 16-bit types, which keep the regular entry.
 template <class T>
 struct GemvDotShortTiles {
   static constexpr int team_size = 256, vector_length = 1, lanes = 8, row_block = 2, rows = 64, unroll = 2;
@@ -471,19 +475,21 @@ struct GemvDotShortTiles {
 // Batched products of small matrices (gemm_batched, gemm_batched_small.hpp): every extent up to 16, a
 // team of 128 threads holding as many matrices as 24 KB of scratch take (at most 64), eight teams per SM
 // (192 KB of the 228), four output columns per thread. Records against cuBLAS's strided batches
-// (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md): element copies ran n = 4..16 at 0.85-1.9
-// TB/s; dense operands copied flat in 16-byte packets, and C staged, at 1.7-2.5 TB/s (fp32 16^3 0.69x
+// (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md): element copies ran n
+// = 4..16 at 0.85-1.9 TB/s; dense operands copied flat in 16-byte packets, and C staged, at 1.7-2.5 TB/s
+// (fp32 16^3 0.69x
 // -> 1.37x cuBLAS, fp64 0.89x -> 1.21x of its default math). Up to 32 the path ran n = 32 at 0.37x
 // (fp32) and 0.38x (fp64), below the 64 x 64 tile entries' 0.43x and 0.47x, so it stops at 16.
 // Batched matrices of at most 32 x 32 (gemm_batched's tiles path, 17 to 32): the 64 x 64 entries left
 // three quarters of each tile empty and ran 32^3 batches at 0.45x (fp32) and 0.50x (fp64, default
-// math) of cuBLAS's strided batches (perf/results/2026-12-02-h200-289a7cc/h200-2026-12-02-289a7cc-grouped-README.md). A 32 x 32
-// tile per matrix, K in steps of 16: fp32 on 64 threads with 4 x 4 per thread, eight teams per SM
-// (105-109 registers; at sixteen and twelve teams the instances spilled 44-84 bytes); fp64 on four DMMA
-// warps of 16 x 16, four teams per SM (96-103 registers; at eight and six, 16-60 bytes spilled). ptxas
-// -v of one gemm_batched call per type, CUDA 11.8 for sm_90. Measured against the same cuBLAS batches
-// (perf/results/2026-12-02-h200-ece23cb/h200-2026-12-02-ece23cb-batched32-README.md): 32^3 fp32 1.07x (from 0.45x), fp64 0.80x
-// of its default math (from 0.50x); 24^3 and 28^3 0.76-0.83x.
+// math) of cuBLAS's strided batches
+// (perf/results/2026-12-02-h200-289a7cc/h200-2026-12-02-289a7cc-grouped-README.md). A 32 x 32 tile per
+// matrix, K in steps of 16: fp32 on 64 threads with 4 x 4 per thread, eight teams per SM (105-109 registers;
+// at sixteen and twelve teams the instances spilled 44-84 bytes); fp64 on four DMMA warps of 16 x 16, four
+// teams per SM (96-103 registers; at eight and six, 16-60 bytes spilled). ptxas -v of one gemm_batched call
+// per type, CUDA 11.8 for sm_90. Measured against the same cuBLAS batches
+// (perf/results/2026-12-02-h200-ece23cb/h200-2026-12-02-ece23cb-batched32-README.md): 32^3 fp32 1.07x (from
+// 0.45x), fp64 0.80x of its default math (from 0.50x); 24^3 and 28^3 0.76-0.83x.
 struct GemmTilesFp32Batched32 {
   static constexpr int bm = 32, bn = 32, bk = 16;
   static constexpr int tm = 4, tn = 4, fm = 4, fn = 4;
@@ -535,20 +541,21 @@ struct Tiles {
   // Batched products (dispatch_batched.hpp): the small path, and the tile entries a batch of larger
   // matrices runs in one league, first match wins: for fp32 the 128 x 128 packet entry where the
   // matrices fill its tile, else the 64 x 64 small-tile entries, else the general entry. Batched
-  // records against cuBLAS's strided batches (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md):
-  // with the 64 x 64 entries alone 256^3 ran 0.80x (fp32) and 0.845x (fp64, against cuBLAS's default
-  // math), 128^3 0.93x and 0.85x; the 128 x 128 fp32 entry took 256^3 to 0.87x (128^3 0.93x), while the
-  // fp64 DMMA 128 x 64 entry ran 256^3 at 0.842x and 128^3 at 0.821x, no gain, so fp64 keeps 64 x 64.
-  // 16-bit inputs take the register-staging HMMA entry alone (any alignment): the TMA and wgmma kernels
-  // take no league rank.
+  // records against cuBLAS's strided batches
+  // (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md): with the 64 x 64
+  // entries alone 256^3 ran 0.80x (fp32) and 0.845x (fp64, against cuBLAS's default math), 128^3 0.93x and
+  // 0.85x; the 128 x 128 fp32 entry took 256^3 to 0.87x (128^3 0.93x), while the fp64 DMMA 128 x 64 entry ran
+  // 256^3 at 0.842x and 128^3 at 0.821x, no gain, so fp64 keeps 64 x 64. 16-bit inputs take the
+  // register-staging HMMA entry alone (any alignment): the TMA and wgmma kernels take no league rank.
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
   template <class T>
   using gemm_batched_entries = by_size<
       T,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
-                          detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
-                          detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
+      detail::GemmEntries<
+          detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
+          detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+          detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
       detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
                           detail::GemmEntry<GemmTilesFp32Packets, detail::when::extents_at_least<128, 128>>,
                           detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
@@ -583,15 +590,15 @@ struct Tiles {
   // fp64 copies from 1500 on: the DMMA register-staging entry trails the packet entries by more than
   // SIMT fp32's does. Plan sweeps: the copies ran 1.25x element staging on 2039x2053x2063 and 1.06x on
   // 3001x2999x1501 in fp64, 0.87x on 1021x1031x1033, and in fp32 lost on all three (0.75-0.90x)
-  // (perf/results/2026-12-01-h200/h200-2026-12-01-worktree-plans-sweep.txt); with 1500, e50b3ec ran the two fp64
-  // shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
+  // (perf/results/2026-12-01-h200/h200-2026-12-01-worktree-plans-sweep.txt); with 1500, e50b3ec ran the two
+  // fp64 shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
   template <class T>
   static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
   // A rows-contiguous GEMV whose rows entry fills less than this percentage of its team slots runs as
   // a one-column multi-vector product split along its columns (gemv_split_columns in dispatch.hpp).
-  // Sweep (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), split against the rows entry:
-  // 1000 x 100000 (16 teams of 64 rows for 132 SMs, 12%) 1.67x fp32 and 2.12x fp64; 2000 x 50000 (24%)
-  // 1.00x and 1.14x; 4000 x 25000 (48%) 0.83x and 0.82x; 8192 x 8192 (97%) 0.81x and 0.82x.
+  // Sweep (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), split against
+  // the rows entry: 1000 x 100000 (16 teams of 64 rows for 132 SMs, 12%) 1.67x fp32 and 2.12x fp64; 2000 x
+  // 50000 (24%) 1.00x and 1.14x; 4000 x 25000 (48%) 0.83x and 0.82x; 8192 x 8192 (97%) 0.81x and 0.82x.
   static constexpr int gemv_split_percent = 35;
   template <class Cfg, class T, class Acc>
   using micro_kernel =

@@ -3,8 +3,8 @@
 // (src/ridgeline/wgmma_instances_sm90a.cpp), not in every translation unit that calls gemm. Why: the
 // sm_90a route assembles a whole translation unit with the newer ptxas as soon as its PTX holds a
 // wgmma (scripts/sm90a/ptxas), and that ptxas made the fp32 SIMT kernels about 10% slower
-// (perf/results/2026-12-01-h200-edc0727/h200-2026-12-01-edc0727-README.md). With the wgmma kernels in the library, a
-// caller's objects hold none, so its other kernels keep CUDA 11.8's ptxas, and its own build needs
+// (perf/results/2026-12-01-h200-edc0727/h200-2026-12-01-edc0727-README.md). With the wgmma kernels in the
+// library, a caller's objects hold none, so its other kernels keep CUDA 11.8's ptxas, and its own build needs
 // no route at all. dispatch.hpp includes this after launch_gemm, before any caller instantiates it.
 #include <Kokkos_Core.hpp>
 #include <ridgeline/config.hpp>

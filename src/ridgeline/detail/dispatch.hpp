@@ -822,7 +822,8 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
 
 // A part of a split product. One row or one column is a GEMV, which reads the operand it streams
 // at memory speed; a GEMM tile would spend its full K loop on one useful row or column (4097^3:
-// 121 and 70 us against ~20 us each, under ncu, perf/results/2026-11-30-h200-565bb80/h200-2026-11-30-565bb80-README.md).
+// 121 and 70 us against ~20 us each, under ncu,
+// perf/results/2026-11-30-h200-565bb80/h200-2026-11-30-565bb80-README.md).
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                         const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {

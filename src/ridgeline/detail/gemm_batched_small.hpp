@@ -36,9 +36,10 @@ namespace ridgeline::detail {
 // Division of 0 <= n < 2^31 by a divisor fixed at launch, as a multiply and a shift: the small path
 // splits each output's flat index into (matrix, row, columns), and at these sizes an integer division
 // (a ~20-instruction sequence on GPUs) is a visible share of the kernel's issue slots (ncu at 4 x 4 x
-// 4 fp32: 75% of issue slots used, perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md).
-// m = ceil(2^(32+l) / d) with 2^l >= d makes floor(n m / 2^(32+l)) exact for n < 2^31 (the error
-// term n (m - 2^(32+l)/d) / 2^(32+l) stays below 1/(2d)).
+// 4 fp32: 75% of issue slots used,
+// perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md). m = ceil(2^(32+l) / d)
+// with 2^l >= d makes floor(n m / 2^(32+l)) exact for n < 2^31 (the error term n (m - 2^(32+l)/d) / 2^(32+l)
+// stays below 1/(2d)).
 struct ConstantDivisor {
   std::uint64_t mul = 1;
   int shift = 0;
@@ -80,7 +81,8 @@ bool batch_dense(const StridedBatch<T>& x) {
 // a team's matrices are one flat run. Padding each matrix to an odd number of 16-byte packets, which
 // removes the bank conflicts of threads that read one element of several matrices (four-way at 4 x 4
 // fp32), needs a division per packet to copy, and ran slower: 1.78 against 2.41 TB/s at 4 x 4 x 4
-// fp32, 1.73 against 2.11 at 16 x 16 x 16 fp64 (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md).
+// fp32, 1.73 against 2.11 at 16 x 16 x 16 fp64
+// (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md).
 template <class T>
 SmallStage dense_stage(const StridedBatch<T>& x) {
   return {x.rows > 1 ? static_cast<int>(x.rs) : 0, x.cols > 1 ? static_cast<int>(x.cs) : 0,

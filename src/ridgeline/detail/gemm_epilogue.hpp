@@ -8,12 +8,11 @@
 // GemmEpilogue: the only place C is touched, a base of every GEMM team kernel (CRTP), so that it
 // reads the kernel's own c, alpha, beta, work and c_packets where they are: the first version held
 // copies, and that alone cost the fp32 SGEMM kernels 4-16% through a worse register allocation of
-// the unchanged main loop (perf/results/2026-11-30-h200-ae8040d/h200-2026-11-30-ae8040d-README.md). It stores a
-// micro-kernel's accumulators through the micro-kernel's own map from accumulator grid to tile
-// coordinates (micro_tile.hpp), masked at the M/N edges; beta == 0 never reads C, so NaN or garbage
-// there cannot survive. The kernel provides c (M x N), alpha, beta, work (split-K partials: slice s
-// is an M x N column-major block at work + s * M * N) and c_packets (C's rows are unit-stride and
-// every column starts 16-byte aligned).
+// the unchanged main loop (perf/results/2026-11-30-h200-ae8040d/h200-2026-11-30-ae8040d-README.md). It stores
+// a micro-kernel's accumulators through the micro-kernel's own map from accumulator grid to tile coordinates
+// (micro_tile.hpp), masked at the M/N edges; beta == 0 never reads C, so NaN or garbage there cannot survive.
+// The kernel provides c (M x N), alpha, beta, work (split-K partials: slice s is an M x N column-major block
+// at work + s * M * N) and c_packets (C's rows are unit-stride and every column starts 16-byte aligned).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 

@@ -40,8 +40,8 @@ struct GemmGroupedLeague {
     }
     // A copy, not a reference: read through a pointer into global memory, the kernel's fields could
     // alias C, and a store to C would make the compiler load them again. Measured, it changed nothing:
-    // the 1 GB mix of perf/results/2026-12-02-h200-289a7cc/h200-2026-12-02-289a7cc-grouped-README.md ran at 0.96-0.98 of a
-    // loop of gemm_batched calls either way.
+    // the 1 GB mix of perf/results/2026-12-02-h200-289a7cc/h200-2026-12-02-289a7cc-grouped-README.md ran at
+    // 0.96-0.98 of a loop of gemm_batched calls either way.
     const F f = groups[lo];
     f.run(team, r - first[lo]);
   }

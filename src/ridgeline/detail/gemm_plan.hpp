@@ -317,8 +317,9 @@ inline KSplit multi_vector_split(const GemmEntryParams& p, std::int64_t m, std::
 // 0.812 peeled, on the 64 x 64 small tiles 0.717 against 0.713), and it lost 5-15% elsewhere (1536^3
 // 0.215 against 0.182, 2048^3 0.412 against 0.365): the pieces' workspace traffic and the fixup cost
 // what the balance gained. With two or three teams per SM a team left alone in a last wave runs faster,
-// so a partial wave costs much less than a tile's time (perf/results/2026-12-01-h200-8b41f47/h200-2026-12-01-8b41f47-streamk-
-// sweep.txt; the first version also spilled, -8b41f47-streamk-ptxas.txt).
+// so a partial wave costs much less than a tile's time
+// (perf/results/2026-12-01-h200-8b41f47/h200-2026-12-01-8b41f47-streamk- sweep.txt; the first version also
+// spilled, -8b41f47-streamk-ptxas.txt).
 struct PeelPlan {
   std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
 };

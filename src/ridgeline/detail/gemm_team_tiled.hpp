@@ -329,7 +329,8 @@ struct GemmTeamTiled
       // step's math and the commit, so the compiler can spread the loads and their address
       // arithmetic among the FMAs. With the branchy loop below alone, each step began with ~150
       // scalar instructions that both warps of a scheduler issued while the FP64 pipe idled (SASS
-      // and ncu of the fp64 kernel, perf/results/2026-11-30-h200-373c650/h200-2026-11-30-ncu-dgemm-4096-373c650.txt).
+      // and ncu of the fp64 kernel,
+      // perf/results/2026-11-30-h200-373c650/h200-2026-11-30-ncu-dgemm-4096-373c650.txt).
       for (; kt + 1 < nk_full; ++kt) {
         const int cur = kt & 1;
         fetch_step<true>(st, kt + 1, ra, rb);

@@ -2,9 +2,9 @@
 // Device memory that outlives a call: split-K partials and aligned operand copies.
 //
 // Allocating them per call cost a cudaMalloc and a cudaFree, which waits for the device, on every
-// call: about 1 ms on 4097^3 fp32 with operand copies (perf/results/2026-11-30-h200-f40b979/h200-2026-11-30-f40b979-README.md).
-// So each execution-space instance (a CUDA or HIP stream; one for the host) keeps grow-only buffers,
-// one per slot, reused by later calls.
+// call: about 1 ms on 4097^3 fp32 with operand copies
+// (perf/results/2026-11-30-h200-f40b979/h200-2026-11-30-f40b979-README.md). So each execution-space instance
+// (a CUDA or HIP stream; one for the host) keeps grow-only buffers, one per slot, reused by later calls.
 //
 // Safety rules:
 // - A call holds its instance's lease (a recursive mutex) while it enqueues the kernels that use
