@@ -57,9 +57,12 @@ flags=(-std=c++20 -fopenmp -c -isystem "$k5" -I "$root/src" -I "$out/include" -I
 
 # The host GoogleTest suite that runs on Kokkos 5.2 after the compile (below). Its kernel tests are
 # OpenMP's (sid's Kokkos enables OpenMP only: no Serial, so test_validation_serial has no 5.2 twin);
-# test_wgmma is CUDA's. The TUs linked into them compile at -O1, not -O0: at -O0 test_gemv alone ran for
-# 392 s (9 times its -O1 run) and test_gemm_batched for 185 s; -O1 costs about 20% more compile for
-# test_gemv and 4x for test_gemm (185 s of CPU against 44 s; measured here, 2026-12-02).
+# test_wgmma is CUDA's. test_fuzz's one case that runs ridgeline-perf is compiled out, as the perf binary
+# needs Kokkos Kernels (3.4 only here). The TUs linked into the suite compile at -O1, not -O0. Measured
+# here on 2026-12-02 (2 cores shared with other builds): -O0 runs took test_gemm_batched 185 s (-O1: 31 s),
+# test_gemm at reduced sizes 203 s (87 s) and test_gemv 392 s at full size; -O1 costs about 290 s more
+# compile on one core (test_gemm 202 s against 49 s, test_gemm_batched 148 s against 37 s, test_gemv
+# 49 s against 31 s, the rest about 7 s), and the -O1 suite then runs in about 45 s.
 run_kernel_tests=(test_gemm test_gemm_batched test_gemv test_validation)
 run_host_tests=(test_roofline test_device_spec test_overlap test_cli test_fuzz)
 run_opt1=()
