@@ -67,7 +67,7 @@ run_kernel_tests=(test_gemm test_gemm_batched test_gemv test_validation)
 run_host_tests=(test_roofline test_device_spec test_overlap test_cli test_fuzz)
 run_opt1=()
 for t in "${run_kernel_tests[@]}" "${run_host_tests[@]}" test_main; do run_opt1+=("tests/$t.cpp"); done
-run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/main.cpp)
+run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/perf_report.cpp apps/ridgeline/main.cpp)
 while IFS= read -r f; do run_opt1+=("${f#"$root/"}"); done < <(find "$root/src/ridgeline" -name '*.cpp')
 
 # A perf TU that includes Kokkos Kernels 3.4 headers is skipped: those headers are third-party
@@ -117,6 +117,7 @@ loader=$rt/ld-linux-x86-64.so.2
 o=$out/obj
 mkdir -p "$out/bin"
 lib_objs=("$o"/src_ridgeline_*_cpp.o)
+cli_objs=("$o/apps_ridgeline_cli_cpp.o" "$o/apps_ridgeline_perf_report_cpp.o") # ridgeline_cli's sources
 link() { # exe objects...
   local exe=$1 t0=$SECONDS
   shift
@@ -135,7 +136,7 @@ run5() { # the command line of a program, run on sid's loader and libraries
     "$loader" --library-path "$rt" "$@"
 }
 # The CLI, for test_cli's end-to-end cases: a wrapper at the path RIDGELINE_CLI_PATH names runs it on 5.2.
-link ridgeline.bin "$o/apps_ridgeline_main_cpp.o" "$o/apps_ridgeline_cli_cpp.o"
+link ridgeline.bin "$o/apps_ridgeline_main_cpp.o" "${cli_objs[@]}"
 printf '#!/bin/sh\nLD_BIND_NOW=1 exec "%s" --library-path "%s" "%s" "$@"\n' "$loader" "$rt" "$out/bin/ridgeline.bin" \
   >"$out/bin/ridgeline"
 chmod +x "$out/bin/ridgeline"
@@ -146,7 +147,7 @@ for t in "${run_kernel_tests[@]}"; do
 done
 for t in "${run_host_tests[@]}"; do
   extra=()
-  [[ $t == test_cli || $t == test_fuzz ]] && extra=("$o/apps_ridgeline_cli_cpp.o")
+  [[ $t == test_cli || $t == test_fuzz ]] && extra=("${cli_objs[@]}")
   link "$t" "$o/tests_${t}_cpp.o" "$o/tests_test_main_cpp.o" "${extra[@]}"
   tests+=("$t")
 done
