@@ -13,7 +13,9 @@
 #          and the PTX-8 / sm_90a route's launcher and ptxas/fatbinary shims (scripts/sm90a) in
 #          $RIDGELINE_DEPS/bin/sm90a; CMake turns the route on when a CUDA >= 12 toolkit is found
 # hip      hipcc 5.2; Kokkos 3.4.01 with HIP, VEGA908 retargeted to gfx90a (compile-only backend)
-# kokkos5  Debian sid's libkokkos-dev 5.2.2 headers, unpacked under $RIDGELINE_DEPS/kokkos5
+# kokkos5  Debian sid's libkokkos-dev 5.2.2 headers, unpacked under $RIDGELINE_DEPS/kokkos5, and the
+#          run-time libraries the host tests run on there (libkokkos5.2 and sid's libc6, libstdc++6,
+#          libgcc-s1, libgomp1, with sid's dynamic loader), unpacked under $RIDGELINE_DEPS/kokkos5/runtime
 #
 # Nothing third-party is committed: sources come from the registries at bootstrap time and live
 # in the ignored cache folder. No registry host is written anywhere: extra apt entries copy the
@@ -249,25 +251,65 @@ do_hip() {
   build_kokkos hip "$w" -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_VEGA908=ON
 }
 
+# Debian sid's Kokkos 5.2: the headers (libkokkos-dev) for the compile gate, and the runtime that
+# scripts/check_kokkos5.sh runs the host GoogleTest suite on. sid's libkokkoscore needs glibc >= 2.38
+# and GLIBCXX_3.4.32 (GCC 13+), newer than Debian 12's, so sid's libc6 (with its dynamic loader),
+# libstdc++6, libgcc-s1 and libgomp1 come too, unpacked under $dest/runtime and never installed: the
+# tests run through that loader with --library-path, and nothing else on the machine sees them. The
+# packages' other dependencies (gcc-16-base, libc-gconv-modules-extra) hold no library the tests load.
+# Headers and libraries come from one sid snapshot: when sid has moved past the headers unpacked here,
+# both are fetched again.
 do_kokkos5() {
-  local dest=$deps/kokkos5
-  [ -f "$dest/.done" ] && { log "Kokkos 5 headers already in $dest"; return 0; }
+  local dest=$deps/kokkos5 rt=$deps/kokkos5/runtime
+  if [ -f "$dest/.done" ] && [ -f "$rt/.done" ]; then
+    log "Kokkos 5 headers and runtime already in $dest"
+    return 0
+  fi
   local uris signed lists=$deps/apt-sid
   uris=$(debian_stanza_field URIs 'bookworm')
   signed=$(debian_stanza_field Signed-By 'bookworm')
-  mkdir -p "$lists/lists/partial" "$lists/etc" "$dest"
+  mkdir -p "$lists/lists/partial" "$lists/etc"
   # A private sources list and lists folder: the system's apt state never sees the sid suite.
   printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: %s\n' "$uris" "$signed" \
     >"$lists/etc/sid.sources"
   local o=(-o "Dir::State::Lists=$lists/lists" -o "Dir::Etc::SourceList=/dev/null"
     -o "Dir::Etc::SourceParts=$lists/etc" -o "Dir::Cache=$lists/cache")
   mkdir -p "$lists/cache/archives/partial"
-  log "fetching Debian sid libkokkos-dev headers"
   apt-get "${o[@]}" update -qq
-  (cd "$lists" && rm -f libkokkos-dev_*.deb && apt-get "${o[@]}" download libkokkos-dev)
-  dpkg-deb -x "$lists"/libkokkos-dev_*.deb "$dest"
-  ls "$lists"/libkokkos-dev_*.deb | sed 's/.*libkokkos-dev_//' >"$dest/VERSION"
-  touch "$dest/.done"
+  local have=
+  [ -f "$dest/.done" ] && have=$(sed 's/_amd64.deb$//' "$dest/VERSION")
+  local now
+  now=$(apt-cache "${o[@]}" show libkokkos-dev | sed -n 's/^Version: //p' | head -n 1)
+  if [ -n "$have" ] && [ -n "$now" ] && [ "$have" != "$now" ]; then
+    log "sid has libkokkos-dev $now, the headers here are $have: fetching both again"
+    rm -rf "$dest"
+  fi
+  mkdir -p "$dest"
+  if [ ! -f "$dest/.done" ]; then
+    log "fetching Debian sid libkokkos-dev headers"
+    (cd "$lists" && rm -f libkokkos-dev_*.deb && apt-get "${o[@]}" download libkokkos-dev)
+    dpkg-deb -x "$lists"/libkokkos-dev_*.deb "$dest"
+    ls "$lists"/libkokkos-dev_*.deb | sed 's/.*libkokkos-dev_//' >"$dest/VERSION"
+    touch "$dest/.done"
+  fi
+  # The runtime package is the one the headers package depends on, at its exact version
+  # ("libkokkos5.2 (= 5.2.2-2)"), so a soname change in sid follows by itself.
+  local kdep
+  kdep=$(dpkg-deb -f "$lists"/libkokkos-dev_*.deb Depends | tr ',' '\n' |
+    sed -n 's/^ *\(libkokkos[0-9.]*\) *(= *\([^)]*\)).*/\1=\2/p' | head -n 1)
+  [ -n "$kdep" ] || { log "no libkokkos runtime package in libkokkos-dev's Depends"; exit 1; }
+  log "fetching Debian sid's $kdep, libc6, libstdc++6, libgcc-s1, libgomp1 (run-time only, unpacked)"
+  rm -rf "$rt" "$lists/run"
+  mkdir -p "$rt" "$lists/run"
+  (cd "$lists/run" && apt-get "${o[@]}" download "$kdep" libc6 libstdc++6 libgcc-s1 libgomp1)
+  local d
+  for d in "$lists"/run/*.deb; do
+    dpkg-deb -x "$d" "$rt"
+    basename "$d" >>"$rt/VERSIONS"
+  done
+  [ -x "$rt/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] ||
+    { log "sid's libc6 holds no usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"; exit 1; }
+  touch "$rt/.done"
 }
 
 for w in "${want[@]}"; do

@@ -23,7 +23,8 @@ namespace ridgeline::test {
 using Exec = RIDGELINE_TEST_EXEC_SPACE;
 using Mem = Exec::memory_space;
 
-// Sanitizer runs set RIDGELINE_TEST_REDUCED=1 to skip the largest shapes.
+// Sanitizer runs and the Kokkos 5.2 run (scripts/check_kokkos5.sh) set RIDGELINE_TEST_REDUCED=1 to skip
+// the largest shapes.
 inline bool reduced() {
   const char* v = std::getenv("RIDGELINE_TEST_REDUCED");
   return v != nullptr && v[0] == '1';
