@@ -15,7 +15,7 @@
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
 #   5. Kokkos 5.2 (Debian sid's libkokkos 5.2, scripts/check_kokkos5.sh): every header and TU compiled
 #      against its headers, then the host GoogleTest suite linked against its libraries and run on
-#      Kokkos::OpenMP through sid's dynamic loader, at -O1 and reduced sizes (RIDGELINE_TEST_REDUCED=1).
+#      Kokkos::OpenMP through sid's dynamic loader, at -O1 and reduced sizes (RIDGELINE_TEST_REDUCED=2).
 #      Its cost over the compile-only gate, measured on two loaded cores at one job (2026-12-02): -O1
 #      instead of -O0 for the 18 linked TUs, about 290 s of one core (423 s against about 210 s at -O0,
 #      the rest of the gate 219 s); 10 links, 6 s; the runs, 45-75 s; sid's runtime packages, 3 s of apt
