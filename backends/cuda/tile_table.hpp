@@ -232,11 +232,11 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // 1.11x / 1.10x (FP16 / BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after
 // the products 1.05x / 1.03x, 128x256x64 and 256x128x64 (one team of 8 warps) with copies after 1.04-1.05x,
 // four stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt): 8-warp
-// tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x. ncu of the
-// replaced entry (-fc4e4fe-ncu-hmma.txt): L2 throughput 71% against the tensor pipe's 49%, two warps per
-// scheduler (registers and scratch), 0.28 of them eligible: bound by L2 traffic per flop of 128 x 128 tiles
-// and by latency at 8 warps per SM; mma.sync cannot have more warps with this tile, and bigger team tiles did
-// not pay.
+// tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x. ncu
+// (-fc4e4fe-ncu-hmma.txt, -8ba5f17-ncu-hmma.txt): L2 throughput 71% -> 87% and SM throughput 49% -> 56%
+// from the replaced entry to this one, two warps per scheduler (registers and scratch): bound by the L2
+// traffic of 128 x 128 tiles (32 B per 1024 flops); the 8-warp team tiles that read less per flop have no
+// second team to cover their barriers, and ran no better.
 struct GemmTilesHalfMmaAsync {
   static constexpr int bm = 128, bn = 128, bk = 32;
   static constexpr int warp_m = 64, warp_n = 64;
