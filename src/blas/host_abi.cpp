@@ -81,8 +81,7 @@ Matrix<T> column_major(T* p, int rows, int cols, int ld) {
 template <class T>
 void gemm_impl(char ta, char tb, int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb,
                T beta, T* c, int ldc) {
-  // The reference's quick return; K == 0 or alpha == 0 otherwise still scale C by beta.
-  if (m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1))) return;
+  if (gemm_touches_nothing(m, n, k, alpha, beta)) return;
   const bool na = upper(ta) == 'N', nb = upper(tb) == 'N';
   const auto A = column_major(a, na ? m : k, na ? k : m, lda);
   const auto B = column_major(b, nb ? k : n, nb ? n : k, ldb);
@@ -120,7 +119,7 @@ struct BlasVector {
 template <class T>
 void gemv_impl(char t, int m, int n, T alpha, const T* a, int lda, const T* x, int incx, T beta, T* y,
                int incy) {
-  if (m == 0 || n == 0 || (alpha == T(0) && beta == T(1))) return;
+  if (gemv_touches_nothing(m, n, alpha, beta)) return;
   const bool nt = upper(t) == 'N';
   const auto A = column_major(a, m, n, lda);
   BlasVector<const T> xv{x, nt ? n : m, incx, {}};

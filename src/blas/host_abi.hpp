@@ -12,6 +12,17 @@
 
 namespace ridgeline::host_abi {
 
+// The reference BLAS's quick returns: calls that read and write nothing. Otherwise k == 0 or alpha == 0
+// still scales C (y) by beta. One rule for every ABI entry, checked before the output pointer is.
+template <class T>
+bool gemm_touches_nothing(int m, int n, int k, T alpha, T beta) {
+  return m == 0 || n == 0 || ((alpha == T(0) || k == 0) && beta == T(1));
+}
+template <class T>
+bool gemv_touches_nothing(int m, int n, T alpha, T beta) {
+  return m == 0 || n == 0 || (alpha == T(0) && beta == T(1));
+}
+
 // Starts Kokkos if this library's copy has not started (OpenMP's thread count: OMP_NUM_THREADS) and
 // finalizes it at exit. Kokkos 3.4's OpenMP space runs parallel work only from the thread that
 // initialized it and outside any OpenMP parallel region; calls from elsewhere run on Kokkos::Serial,
