@@ -254,9 +254,9 @@ struct SweepAsync<true> {
   using async_copy = ridgeline::backends::cuda::AsyncCopySm80;
 };
 template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
-          bool kCopiesAfter = false>
+          bool kCopiesAfter = false, bool kSteady = false>
 struct Dmma : SweepAsync<kAsync> {
-  static constexpr bool copies_after_products = kCopiesAfter;
+  static constexpr bool copies_after_products = kCopiesAfter, steady_loop = kSteady;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -277,7 +277,18 @@ void sweep_gemm_dmma(int n, int reps) {
   // Sweeps 1-3 (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt,
   // -dmma-sweep2.txt, -dmma-sweep3-paired.txt) chose 128x64 tiles at two teams per SM; these are the
   // runners-up. Sweep 4: copies issued after each step's products (gemm_team_async.hpp,
-  // copies_after_products).
+  // copies_after_products). Sweep 5: interior tiles' steady K steps in a loop without checks or
+  // branches (gemm_team_async.hpp, steady_loop), copies before or after the products.
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, true>, T>("async 128x64x16 3st 2/SM steady", A,
+                                                                        B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, true, true>, T>(
+      "async 128x64x16 3st 2/SM steady, copies after", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true, true, true>, T>(
+      "async 128x64x16 4st 2/SM steady, copies after", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 32, 64, 32, 2, 2, true, true, true>, T>(
+      "async 128x64x32 2st 2/SM steady, copies after", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true, false, true>, T>("async 64x64x16 3st 3/SM steady", A, B,
+                                                                       C, ref, reps, base);
   gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, true>, T>("async 128x64x16 3st 2/SM copies after", A,
                                                                  B, C, ref, reps, base);
   gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true, true>, T>("async 128x64x16 4st 2/SM copies after", A,
@@ -302,9 +313,9 @@ void sweep_gemm_dmma(int n, int reps) {
 
 // ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
 template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
-          bool kCopiesAfter = false>
+          bool kCopiesAfter = false, bool kSteady = false>
 struct Hmma : SweepAsync<kAsync> {
-  static constexpr bool copies_after_products = kCopiesAfter;
+  static constexpr bool copies_after_products = kCopiesAfter, steady_loop = kSteady;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -343,6 +354,11 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32: table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
+  // Sweep 4: the entry (128x128x32, four stages, copies after) with the steady loop.
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 4, 2, true, true, true>, T>(
+      "async 128x128x32 4st 2/SM copies after, steady", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 4, 2, true, false, true>, T>("async 128x128x32 4st 2/SM steady",
+                                                                         A, B, C, ref, reps, base);
   // Sweep 3 (copies after the products, and 128 x 256 at BK 64).
   hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true, true>, T>("async 128x128x64 3st 2/SM copies after", A,
                                                                   B, C, ref, reps, base);
@@ -835,7 +851,8 @@ int main(int argc, char** argv) {
   app.add_option("--rect", rect, "MxNxK GEMM shapes (fp32) to run every table entry on (none: no shapes)");
   std::vector<std::string> rect64;
   app.add_option("--rect64", rect64, "MxNxK GEMM shapes (fp64) to run every table entry on");
-  std::vector<int> hmma_n;
+  std::vector<int> hmma_n, dmma_n;
+  app.add_option("--dmma", dmma_n, "square fp64 GEMM sizes for the DMMA sweep alone (no fp32 candidates)");
   app.add_option("--hmma", hmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the tensor-core sweep");
   std::vector<int> wgmma_n;
   app.add_option("--wgmma", wgmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the wgmma sweep");
@@ -869,6 +886,7 @@ int main(int argc, char** argv) {
 #endif
   }
 #if defined(KOKKOS_ENABLE_CUDA)
+  for (int n : dmma_n) sweep_gemm_dmma(n, reps);
   for (int n : hmma_n) {
     sweep_gemm_hmma<ridgeline::half_t>(n, reps, "fp16");
     sweep_gemm_hmma<ridgeline::bhalf_t>(n, reps, "bf16");

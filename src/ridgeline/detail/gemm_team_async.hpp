@@ -72,6 +72,15 @@ struct CopiesAfterProductsOf : std::false_type {};
 template <class Cfg>
 struct CopiesAfterProductsOf<Cfg, std::void_t<decltype(Cfg::copies_after_products)>>
     : std::bool_constant<Cfg::copies_after_products> {};
+// An entry's steady_loop (default false): an interior tile runs the K steps whose copies are whole
+// steps in a loop of their own, with no edge checks and no branch between a step's copies and its
+// products. The copies' address arithmetic and issue then share one basic block with the products,
+// so the assembler can place them in the issue slots that it leaves empty between tensor-core
+// instructions (DMMA.16x8x16 issues 64 cycles apart from one warp) instead of before them.
+template <class Cfg, class = void>
+struct SteadyLoopOf : std::false_type {};
+template <class Cfg>
+struct SteadyLoopOf<Cfg, std::void_t<decltype(Cfg::steady_loop)>> : std::bool_constant<Cfg::steady_loop> {};
 template <class MK, class = void>
 struct InFlightOf : std::integral_constant<int, 0> {};
 template <class MK>
@@ -99,6 +108,9 @@ struct GemmTeamAsync
   static constexpr bool kCopiesAfter = CopiesAfterProductsOf<Cfg>::value;
   static_assert(!(kCopiesAfter && (ProductsFirstOf<Cfg>::value || kInFlight > 0)),
                 "copies after the products only for micro-kernels that finish their products in mac_in");
+  static constexpr bool kSteady = SteadyLoopOf<Cfg>::value;
+  static_assert(!(kSteady && (ProductsFirstOf<Cfg>::value || kInFlight > 0)),
+                "the steady loop only for micro-kernels that finish their products in mac_in");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
   using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
@@ -244,7 +256,30 @@ struct GemmTeamAsync
     typename MK::Accumulator acc;
     MK::zero(acc);
     int read = 0, write = kAhead;  // the stages of K step kt and kt + kAhead
-    for (int kt = 0; kt < nk; ++kt) {
+    int kt = 0;
+    if constexpr (kSteady) {
+      // Steps kt whose step kt + kAhead is a whole interior step: copies without checks or branches.
+      const int nk_steady = nk_full - kAhead;
+      for (; kt < nk_steady; ++kt) {
+        Copy::template wait<kAhead - 1>();
+        team.team_barrier();
+        const T* as = As + read * TileA::kElems;
+        const T* bs = Bs + read * TileB::kElems;
+        const std::int64_t k0 = k_begin + std::int64_t(kt + kAhead) * BK;
+        if constexpr (!kCopiesAfter) {
+          issue<false>(t, m0, n0, k0, k_end, As + write * TileA::kElems, Bs + write * TileB::kElems);
+          Copy::commit();
+        }
+        MK::template mac_in<LayoutA, LayoutB>(acc, as, bs, o);
+        if constexpr (kCopiesAfter) {
+          issue<false>(t, m0, n0, k0, k_end, As + write * TileA::kElems, Bs + write * TileB::kElems);
+          Copy::commit();
+        }
+        read = read + 1 == kStages ? 0 : read + 1;
+        write = write + 1 == kStages ? 0 : write + 1;
+      }
+    }
+    for (; kt < nk; ++kt) {
       Copy::template wait<kAhead - 1>();
       team.team_barrier();
       // Step kt + kAhead's buffer was last read by step kt - 1 - kInFlight, whose products every
