@@ -109,7 +109,13 @@ struct GemmTilesFp64Dmma {
 
 // What the fp64 DMMA entries with asynchronous staging share (cp.async, gemm_team_async.hpp): K steps of
 // 16, one warp per warp tile, so the team size follows from the tiles, and +4 pads that keep the
-// fragment reads conflict-free. Self is the entry, which its micro-kernel names.
+// fragment reads conflict-free. Self is the entry, which its micro-kernel names. Interior tiles run their
+// whole K steps in the steady loop (steady_loop, gemm_team_async.hpp): one basic block per step, 1184
+// static cycles of a step's instructions against 1636 in the checked loop (SASS of the 128x64 entry,
+// CUDA 13 ptxas; the 16 DMMAs themselves take 1024). DMMA sweep 5
+// (perf/results/2026-12-02-h200-d7f0a5b/h200-2026-12-02-d7f0a5b-sweep.txt): 1.011x on 8192^3 (128x64),
+// 1.030x on 2500^3 (the 64x64 small entry); copies after the products with it 0.99x. The step's own
+// instructions are not what limits these entries: two warps per scheduler already hide them.
 template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kStages, int kMinBlocks>
 struct DmmaAsyncEntry {
   static constexpr int bm = kBm, bn = kBn, bk = 16;
@@ -119,6 +125,7 @@ struct DmmaAsyncEntry {
   static constexpr int team_size = (bm / warp_m) * (bn / warp_n) * 32, vector_length = 1;
   static constexpr int stages = kStages, min_blocks = kMinBlocks;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool steady_loop = true;
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>
   using micro_kernel = DmmaSm90MicroKernel<Self, T, Acc>;
@@ -236,14 +243,18 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // (-fc4e4fe-ncu-hmma.txt, -8ba5f17-ncu-hmma.txt): L2 throughput 71% -> 87% and SM throughput 49% -> 56%
 // from the replaced entry to this one, two warps per scheduler (registers and scratch): bound by the L2
 // traffic of 128 x 128 tiles (32 B per 1024 flops); the 8-warp team tiles that read less per flop have no
-// second team to cover their barriers, and ran no better.
+// second team to cover their barriers, and ran no better. The steady loop for interior tiles
+// (steady_loop, gemm_team_async.hpp): 1.021x / 1.023x in HMMA sweep 4
+// (perf/results/2026-12-02-h200-d7f0a5b/h200-2026-12-02-d7f0a5b-sweep.txt, route build, mma.sync
+// candidates); there 128x128x64 three stages with copies after ran 1.024x / 1.047x, within the calls'
+// spread (0.94-0.95x in sweep 3), so the entry keeps its tiles.
 struct GemmTilesHalfMmaAsync {
   static constexpr int bm = 128, bn = 128, bk = 32;
   static constexpr int warp_m = 64, warp_n = 64;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
   static constexpr int team_size = 128, vector_length = 1, stages = 4, min_blocks = 2;
-  static constexpr bool copies_after_products = true;
+  static constexpr bool copies_after_products = true, steady_loop = true;
   static constexpr int scratch_level = 0, group_m = 8;
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>
