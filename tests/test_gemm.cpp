@@ -1194,8 +1194,12 @@ struct AsyncStagingOf<true> {
   using async_copy = backends::cuda::AsyncCopySm80;
 };
 
-template <int kBm, int kBn, int kWm, int kWn, int kStages, bool kAsync>
+// kSteady: interior tiles' whole K steps in the steady loop (gemm_team_async.hpp); 71x37x83 on 32x16 tiles
+// has interior and edge tiles, and five whole K steps then a tail, so it runs both loops in one launch.
+template <int kBm, int kBn, int kWm, int kWn, int kStages, bool kAsync, bool kSteady = false,
+          bool kCopiesAfter = false>
 struct DmmaTiles : AsyncStagingOf<kAsync> {
+  static constexpr bool steady_loop = kSteady, copies_after_products = kCopiesAfter;
   static constexpr int bm = kBm, bn = kBn, bk = 16;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
@@ -1268,6 +1272,12 @@ TEST(GemmDmma, RegisterStaging) {
 TEST(GemmDmma, AsyncStagingThreeStages) {
   run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 3, true>>();
 }
+TEST(GemmDmma, AsyncStagingSteadyLoop) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 3, true, true>>();
+}
+TEST(GemmDmma, AsyncStagingSteadyLoopCopiesAfter) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 4, true, true, true>>();
+}
 TEST(GemmDmma, AsyncStagingTwoStagesWideWarps) {
   run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 2, true>>();
 }
@@ -1318,8 +1328,9 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
 // ---- the HMMA micro-kernel (FP16/BF16 in, FP32 accumulate), on small tiles with tails -----------
 // As for DMMA: every orientation (ldmatrix reads k-major scratch with .trans and k-contiguous scratch
 // as it is), M, N and K tails, a single partial tile, and both output types.
-template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages, bool kAsync>
+template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages, bool kAsync, bool kSteady = false>
 struct HmmaTiles : AsyncStagingOf<kAsync> {
+  static constexpr bool steady_loop = kSteady, copies_after_products = kSteady;
   static constexpr int bm = kBm, bn = kBn, bk = kBk;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
@@ -1340,6 +1351,8 @@ void run_hmma_tiles_all() {
 using HmmaRegisters = HmmaTiles<32, 32, 16, 16, 16, 2, false>;
 using HmmaAsync = HmmaTiles<64, 32, 32, 16, 32, 3, true>;
 using HmmaAsyncWide = HmmaTiles<64, 64, 32, 32, 32, 2, true>;
+// As the table's entry: the steady loop with each step's copies after its products.
+using HmmaAsyncSteady = HmmaTiles<64, 64, 32, 32, 16, 3, true, true>;
 TEST(GemmHmma, RegisterStagingHalfToFloat) {
   run_hmma_tiles_all<HmmaRegisters, half_t, float>();
 }
@@ -1351,6 +1364,12 @@ TEST(GemmHmma, AsyncStagingHalf) {
 }
 TEST(GemmHmma, AsyncStagingBf16ToFloat) {
   run_hmma_tiles_all<HmmaAsync, bhalf_t, float>();
+}
+TEST(GemmHmma, AsyncStagingSteadyLoopHalfToFloat) {
+  // 64x64x16 tiles: 130x71x83 has two interior tiles among edge tiles, five whole K steps then a tail,
+  // so one launch runs both loops; 64x64x96 is one interior tile, all steps whole.
+  const std::array<std::int64_t, 3> shapes[] = {{130, 71, 83}, {64, 64, 96}};
+  run_mma_tiles_every_orientation<HmmaAsyncSteady, half_t, float>(shapes, 9550);
 }
 TEST(GemmHmma, AsyncStagingWideWarpsHalfToFloat) {
   run_hmma_tiles_all<HmmaAsyncWide, half_t, float>();
