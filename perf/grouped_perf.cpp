@@ -1,9 +1,9 @@
 // ridgeline-grouped-perf: a grouped mix of batched GEMMs (issue 14: square sizes 8 to 256, each group
 // about the same bytes), timed as one ridgeline::gemm_grouped call against a loop of gemm_batched
-// calls, one per size, on the default execution space. The vendor's side of the comparison (a loop of
-// cuBLAS strided-batched calls, one per size) is the sum of ridgeline-perf's batched rows for the same
-// sizes and counts, which --print-shapes lists for it: a loop of calls on one stream takes the sum of
-// their times.
+// calls, one per size, on the default execution space. The vendor's side: cublas_grouped.cu times
+// cuBLAS's grouped GEMM and a loop of its strided-batched calls on the same mix (grouped_mix.hpp); the
+// sum of ridgeline-perf's batched rows for the same sizes and counts (--print-shapes lists them) gives
+// the loop with Ridgeline's own checks.
 //
 //   ridgeline-grouped-perf [--dtype fp64|fp32|both] [--sizes 8,16,32,64,128,256] [--bytes 1e9]
 //                          [--reps 10] [--csv FILE] [--print-shapes]
@@ -24,32 +24,12 @@
 #include <string>
 #include <vector>
 
+#include "grouped_mix.hpp"
 #include "harness.hpp"
 
 namespace {
 
 using namespace ridgeline_perf;
-
-struct Group {
-  std::int64_t n, count;
-};
-
-// Each size gets bytes / sizes.size() of A, B and C together.
-std::vector<Group> mix_of(const std::vector<std::int64_t>& sizes, double bytes, int elem) {
-  std::vector<Group> g;
-  for (std::int64_t n : sizes) {
-    const double per = 3.0 * double(n * n) * elem;
-    g.push_back({n, std::max<std::int64_t>(1, std::llround(bytes / double(sizes.size()) / per))});
-  }
-  return g;
-}
-
-std::string mix_string(const std::vector<Group>& mix) {
-  std::string s;
-  for (const auto& g : mix)
-    s += (s.empty() ? "" : "+") + std::to_string(g.n) + "^3x" + std::to_string(g.count);
-  return s;
-}
 
 struct Row {
   std::string impl, config;
