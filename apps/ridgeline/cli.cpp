@@ -129,6 +129,7 @@ std::vector<std::pair<std::string, std::string>> spec_record(const DeviceSpec& s
       {"max_team_scratch_bytes", std::to_string(s.max_team_scratch_bytes)},
       {"scratch_per_cu_bytes", std::to_string(s.scratch_per_cu_bytes)},
       {"l2_bytes", std::to_string(s.l2_bytes)},
+      {"private_cache_bytes", std::to_string(s.private_cache_bytes)},
       {"memory_bytes", std::to_string(s.memory_bytes)},
       {"dram_bw_bytes_per_s", full(s.dram_bw_bytes_per_s)},
       {"l2_bw_bytes_per_s", full(s.l2_bw_bytes_per_s)},
@@ -154,6 +155,7 @@ void print_spec_detail(std::ostream& os, const DeviceSpec& s) {
   t.rows.push_back({"max team scratch (Kokkos cap)", bytes_human(s.max_team_scratch_bytes)});
   t.rows.push_back({"scratch per CU (hardware)", bytes_human(s.scratch_per_cu_bytes)});
   t.rows.push_back({"L2 / last-level cache", bytes_human(s.l2_bytes)});
+  t.rows.push_back({"private cache per CU", bytes_human(s.private_cache_bytes)});
   t.rows.push_back({"memory", s.memory_bytes > 0 ? num(s.memory_bytes / 1e9) + " GB" : "-"});
   t.rows.push_back({"DRAM bandwidth", num(s.dram_bw_bytes_per_s / 1e12) + " TB/s"});
   t.rows.push_back(
