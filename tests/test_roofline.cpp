@@ -640,8 +640,9 @@ TEST(Ceilings, GpuLevelsRotateThroughL2) {
   // 15 MiB over 1056 teams and two arrays, in whole 32-element segments: 14.95 MiB touched.
   EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::copy, plans[1]), "copy, 15 MiB working set (L2-resident)");
   EXPECT_EQ(plans[2].working_set_bytes, 1LL << 30);
+  // 1 GiB over three arrays of 1056 chunks, each rounded down to whole segments: 1023 MiB touched.
   EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::triad, plans[2]),
-            "triad, 1 GiB working set (device memory)");
+            "triad, 1023 MiB working set (device memory)");
   // Elements per team and array: whole 32-element (256-byte) segments.
   const std::int64_t per = cl::elements_per_team(plans[1], cl::StreamKernel::triad, 8);
   EXPECT_EQ(per % 32, 0);

@@ -99,10 +99,11 @@ std::vector<LevelPlan> plan_levels(const DeviceSpec& s, int concurrency, bool qu
   if (s.max_team_scratch_bytes > 0) {
     LevelPlan p;
     p.level = Level::scratch;
-    // Half the L1 / shared memory, so the team's arrays stay resident beside whatever else is there.
-    std::int64_t per_team = s.max_team_scratch_bytes;
+    // Half the L1 / shared memory, so the team's arrays stay resident beside whatever else is there,
+    // and 1 KiB under Kokkos's cap, which also holds each scratch view's alignment padding; whole 4 KiB.
+    std::int64_t per_team = s.max_team_scratch_bytes - kKiB;
     if (s.scratch_per_cu_bytes > 0) per_team = std::min(per_team, s.scratch_per_cu_bytes / 2);
-    per_team = std::max<std::int64_t>(kKiB, per_team / kKiB * kKiB);
+    per_team = std::max<std::int64_t>(4 * kKiB, per_team / (4 * kKiB) * (4 * kKiB));
     const std::string sizes =
         "min(Kokkos team scratch cap " + bytes_text(double(s.max_team_scratch_bytes)) +
         (s.scratch_per_cu_bytes > 0 ? ", " + bytes_text(double(s.scratch_per_cu_bytes)) +
@@ -189,15 +190,18 @@ std::vector<LevelPlan> plan_levels(const DeviceSpec& s, int concurrency, bool qu
 std::int64_t elements_per_team(const LevelPlan& p, StreamKernel k, int elem_bytes) {
   const std::int64_t per =
       p.working_set_bytes / (std::int64_t(stream_arrays(k)) * std::max(1, p.teams) * std::max(1, elem_bytes));
-  const std::int64_t ts = std::max(1, p.team_size);
-  return std::max(ts, per / ts * ts);
+  // Whole 256-byte segments of a warp's loads on a GPU, whole 64-byte lines on a CPU.
+  const std::int64_t align = p.team_size > 1 ? 32 : 8;
+  return std::max(align, per / align * align);
 }
 
 std::string bandwidth_label(StreamKernel k, const LevelPlan& p) {
+  // The bytes the kernel really touches, after rounding the chunks.
+  const double ws = double(elements_per_team(p, k, 8)) * std::max(1, p.teams) * stream_arrays(k) * 8;
   if (p.level == Level::scratch)
-    return to_string(k) + ", " + bytes_text(double(p.working_set_bytes) / std::max(1, p.teams)) +
-           " team scratch per team x " + std::to_string(p.teams) + " teams (" + p.residence + ")";
-  return to_string(k) + ", " + bytes_text(double(p.working_set_bytes)) + " working set (" + p.residence + ")";
+    return to_string(k) + ", " + bytes_text(ws / std::max(1, p.teams)) + " team scratch per team x " +
+           std::to_string(p.teams) + " teams (" + p.residence + ")";
+  return to_string(k) + ", " + bytes_text(ws) + " working set (" + p.residence + ")";
 }
 
 // ---- compute ------------------------------------------------------------------------------------------
