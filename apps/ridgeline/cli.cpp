@@ -276,17 +276,19 @@ std::vector<MeasuredRoofLine> saved_ceiling_lines(const std::vector<DeviceSpec>&
   return lines;
 }
 
-// The plot `ridgeline ceilings --plot` draws: every roof the spec has or the run measured.
+// The plot `ridgeline ceilings --plot` draws: the spec's roofs of what was measured, and its matrix
+// roofs (measured or not, so that a datasheet figure without a measurement still shows).
 void plot_ceilings(const DeviceSpec& spec, const ceilings::DeviceCeilings& c, const std::string& path,
                    std::ostream& out) {
   std::vector<RoofSelection> roofs;
-  for (DType d : {DType::fp64, DType::fp32, DType::fp16, DType::bf16})
-    for (Unit u : kAllUnits) {
+  for (Unit u : kAllUnits)
+    for (DType d : kAllDTypes) {
       bool measured = false;
       for (const auto& r : c.roofs)
         measured = measured || (r.kind == "compute" && r.dtype == d && r.unit == u);
-      if (spec.peak_flops(d, u) > 0 || measured) roofs.push_back({d, u});
+      if (measured || (u == Unit::matrix && spec.peak_flops(d, u) > 0)) roofs.push_back({d, u});
     }
+  if (roofs.empty()) roofs.push_back({DType::fp64, Unit::vector});
   PlotOptions po;
   po.title = "Ceilings: " + c.device + " (" + c.backend + ")";
   po.measured = measured_roof_lines(c, 0);

@@ -191,9 +191,8 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
           mc.color = roof_color(i);
           --extra_color;
         }
-      const double ridge = m->value / bw;
-      if (bw * l.xmin < m->value) mc.points.push_back({l.xmin, bw * l.xmin});
-      mc.points.push_back({std::max(l.xmin, ridge), m->value});
+      // Flat from where the measured memory slope (drawn by its own line) reaches it.
+      mc.points.push_back({std::max(l.xmin, m->value / bw), m->value});
       mc.points.push_back({l.xmax, m->value});
     }
     l.measured.push_back(mc);

@@ -48,8 +48,8 @@ struct RoofSelection {
 };
 
 // A measured ceiling (`ridgeline ceilings`), drawn dashed beside the spec's solid roofs. A bandwidth
-// ceiling is a slope that stops at the device's highest compute roof; a compute ceiling is flat, reached
-// along the device's measured memory bandwidth (the spec's where none was measured).
+// ceiling is a slope that stops at the device's highest compute roof; a compute ceiling is flat from
+// where the device's measured memory bandwidth (the spec's where none was measured) reaches it.
 struct MeasuredRoofLine {
   std::size_t spec_index = 0;  // the device it was measured on: an index into the plot's specs
   bool bandwidth = false;
