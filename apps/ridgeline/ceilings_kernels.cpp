@@ -204,23 +204,28 @@ double seconds_of(Run&& run) {
   return timer.seconds();
 }
 
-// The work count (passes, steps) that makes one run last about target_s: from 1, growing until a run
-// takes a tenth of the target, then scaled. These runs, and one more at the chosen count, are the
-// warm-up: the timed runs that follow find caches, clocks and the runtime settled.
+// The work count (passes, steps) that makes one run last at least target_s and at least 8 times a
+// one-unit run: that run is mostly the fixed cost of a launch (on a loaded host, waking an OpenMP thread
+// whose core another process holds took 12 ms), which a run must outlast for its rate to be the
+// kernel's. Each count is timed as the fastest of three; growing by at most 16 x per step. These runs,
+// and one more at the chosen count, are the warm-up: the timed runs find caches, clocks and the runtime
+// settled.
 template <class RunN>
 std::int64_t calibrate(RunN&& run_n, double target_s, std::int64_t max_n) {
-  std::int64_t n = 1;
-  for (;;) {
-    // The fastest of three: on a shared machine one run can lose a time slice to another process.
+  auto fastest = [&](std::int64_t n) {
     double t = seconds_of([&] { run_n(n); });
     for (int k = 0; k < 2; ++k) t = std::min(t, seconds_of([&] { run_n(n); }));
-    if (t >= target_s / 10 || n >= max_n) {
-      const double scaled = std::ceil(double(n) * target_s / std::max(t, 1e-9));
-      n = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::min(scaled, 9e15)), 1, max_n);
-      break;
-    }
-    n = std::min(max_n,
-                 n * std::max<std::int64_t>(2, static_cast<std::int64_t>(target_s / 10 / std::max(t, 1e-9))));
+    return t;
+  };
+  const double one = fastest(1);
+  // A unit already longer than the target (a pass over DRAM) is run once: its fixed cost is small beside it.
+  const double want = one < target_s ? std::max(target_s, 8 * one) : target_s;
+  std::int64_t n = 1;
+  double t = one;
+  while (t < want && n < max_n) {
+    const double factor = std::clamp(want / std::max(t, 1e-9), 2.0, 16.0);
+    n = std::min(max_n, static_cast<std::int64_t>(std::ceil(double(n) * factor)));
+    t = fastest(n);
   }
   seconds_of([&] { run_n(n); });
   return n;
@@ -657,7 +662,8 @@ cl::DeviceCeilings measure_ceilings(const DeviceSpec& spec, const CeilingsOption
       matrix_roof(
           DType::fp16, hmma,
           [&](std::int64_t n) {
-            Kokkos::parallel_for("ridgeline_ceilings_hmma_f16", policy, HmmaRate<half_t>{init_f, bad, 0x3C003C00u, n});
+            Kokkos::parallel_for("ridgeline_ceilings_hmma_f16", policy,
+                                 HmmaRate<half_t>{init_f, bad, 0x3C003C00u, n});
           },
           hmma_max);
       matrix_roof(
