@@ -690,8 +690,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "memory level, vector FMA rates, the matrix units' rate) beside the spec's, and save them");
   ceil->add_flag("--quick", ceil_quick, "A few seconds in all: 5 reps of shorter runs (the main job's)");
   ceil->add_option("--file", ceil_file,
-                   "Ceilings file (default: $RIDGELINE_CEILINGS, else $XDG_DATA_HOME or "
-                   "~/.local/share, /ridgeline/ceilings.json)");
+                   "Ceilings file (default: $RIDGELINE_CEILINGS, else "
+                   "<$XDG_DATA_HOME or ~/.local/share>/ridgeline/ceilings.json)");
   ceil->add_flag("--no-save", ceil_no_save, "Print only; leave the file as it is");
   ceil->add_flag("--json", ceil_json, "Write the measured entry as JSON (progress goes to stderr)");
   ceil->add_flag("--show", ceil_show,
