@@ -1,5 +1,9 @@
 // How fast the FP64 FMA pipe runs the SIMT GEMM's inner product when nothing else is in the way.
 //
+// `ridgeline ceilings` now measures the portable part of this on any Kokkos backend (FP64/FP32 FMA
+// chains, and on CUDA the DMMA/HMMA instructions' rate through the micro-kernels' own wrappers). This
+// probe stays for what it adds: the SIMT GEMM entry's register-tile shape and its occupancy variants.
+//
 //   nvcc -O3 -arch=sm_90 -o fp64_pipe_probe perf/fp64_pipe_probe.cu
 //   ./fp64_pipe_probe --peak-tflops 34      (the device spec's fp64 vector peak)
 //

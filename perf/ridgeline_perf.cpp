@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <nlohmann/json.hpp>
+#include <ridgeline/ceilings.hpp>
 #include <ridgeline/detect.hpp>
 #include <ridgeline/device_spec.hpp>
 #include <ridgeline/library_info.hpp>
@@ -85,6 +86,7 @@ struct Options {
   double alpha = 1.0, beta = 0.0;
   std::uint64_t seed = default_seed;
   std::string csv, json, plot, git_sha;
+  std::string ceilings;  // saved measured ceilings to show; empty: the default file; "none": none
   bool list_shapes = false;
 };
 
@@ -96,6 +98,11 @@ struct Context {
   std::string vendor;  // the baseline the ratio_vendor column is against
   CopyBandwidth copy;  // measured in this run: GEMV rows are reported as a fraction of copy.best()
   ExecSpace exec;
+  // `ridgeline ceilings`' saved measurements of this device and backend, when there are any: shown in
+  // the header, copied into the JSON (metadata.ceilings) and drawn dashed in --plot.
+  bool have_ceilings = false;
+  ridgeline::ceilings::DeviceCeilings ceilings;
+  std::string ceilings_path;
 };
 
 // In: A and B (A and x); Out: C (y). Out is In except for 16-bit inputs, whose results are float.
@@ -754,6 +761,7 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
   if (roofs.empty()) roofs.push_back({ridgeline::DType::fp64, ridgeline::Unit::vector});
   ridgeline::PlotOptions po;
   po.title = "Roofline: " + ctx.spec.name + " (" + ExecSpace::name() + ")";
+  if (ctx.have_ceilings) po.measured = ridgeline::measured_roof_lines(ctx.ceilings, 0);
   ridgeline::write_roofline_plot({ctx.spec}, roofs, points, path, po);
 }
 
@@ -811,6 +819,9 @@ int run(int argc, char** argv) {
                  "write the roofline with the measured points (SVG, its PNG twin, and the points' key as "
                  "<plot>.key.md)");
   app.add_option("--git-sha", opt.git_sha, "override the configure-time git sha");
+  app.add_option("--ceilings", opt.ceilings,
+                 "measured ceilings saved by `ridgeline ceilings` (default: its file, $RIDGELINE_CEILINGS or "
+                 "~/.local/share/ridgeline/ceilings.json; 'none': none)");
   app.add_flag("--list-shapes", opt.list_shapes, "print the expanded shape list and exit");
   // Kokkos 3 leaves its --kokkos-* arguments in argv; they are Kokkos's business, not ours.
   std::vector<const char*> args;
@@ -878,6 +889,30 @@ int run(int argc, char** argv) {
     bw_source = "measured: copy over 2x LLC, read+write";
   }
   ctx.vendor = have_openblas ? impl_openblas : "cublas";
+  ctx.ceilings_path = opt.ceilings.empty() ? ridgeline::ceilings::default_ceilings_path() : opt.ceilings;
+  std::string ceilings_line = "measured ceilings: none saved for this device and backend in " +
+                              ctx.ceilings_path + " (`ridgeline ceilings` measures them)";
+  if (opt.ceilings == "none") {
+    ceilings_line = "measured ceilings: not consulted (--ceilings none)";
+  } else {
+    try {
+      const auto file = ridgeline::ceilings::load_ceilings_file(ctx.ceilings_path);
+      if (const auto* c =
+              ridgeline::ceilings::find_ceilings(file, ctx.spec.name, ctx.spec.key, ExecSpace::name())) {
+        ctx.ceilings = *c;
+        ctx.have_ceilings = true;
+        std::ostringstream os;
+        os << "measured ceilings (" << ctx.ceilings_path << ", " << c->date_utc << ", git " << c->git_sha
+           << "):";
+        for (const auto* r : ridgeline::ceilings::plotted_roofs(*c))
+          os << (r == ridgeline::ceilings::plotted_roofs(*c).front() ? " " : "; ") << r->label << " "
+             << r->value * 1e-9 << (r->kind == "bandwidth" ? " GB/s" : " GFLOP/s");
+        ceilings_line = os.str();
+      }
+    } catch (const std::exception& e) {
+      ceilings_line = std::string("measured ceilings: not used: ") + e.what();
+    }
+  }
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
   // Same thread count as Kokkos so the comparison is core-for-core.
   openblas_set_num_threads(ExecSpace().concurrency());
@@ -916,7 +951,8 @@ int run(int argc, char** argv) {
             << "timing: median of " << opt.reps << " fenced samples after " << opt.warmup
             << " warm-up calls; alpha " << opt.alpha << " beta " << opt.beta
             << "; vendor baseline: " << ctx.vendor
-            << (have_openblas ? "" : " (separate program, see merge_results.py)") << "\n";
+            << (have_openblas ? "" : " (separate program, see merge_results.py)") << "\n"
+            << ceilings_line << "\n";
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
   std::cout << "openblas: core " << openblas_get_corename() << ", " << openblas_get_num_threads()
             << " threads";
@@ -998,6 +1034,10 @@ int run(int argc, char** argv) {
                          {"beta", opt.beta},
                          {"seed", opt.seed},
                          {"spec", nlohmann::json::parse(ridgeline::device_spec_to_json(ctx.spec))}};
+  if (ctx.have_ceilings) {
+    meta["ceilings"] = nlohmann::json::parse(ridgeline::ceilings::to_json(ctx.ceilings));
+    meta["ceilings_file"] = ctx.ceilings_path;
+  }
   try {
     if (!opt.csv.empty()) write_csv_file(opt.csv, rows, info);
     if (!opt.json.empty()) write_json_file(opt.json, rows, info, meta);

@@ -67,7 +67,7 @@ run_kernel_tests=(test_gemm test_gemm_batched test_gemv test_validation)
 run_host_tests=(test_roofline test_device_spec test_overlap test_cli test_fuzz)
 run_opt1=()
 for t in "${run_kernel_tests[@]}" "${run_host_tests[@]}" test_main; do run_opt1+=("tests/$t.cpp"); done
-run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/perf_report.cpp apps/ridgeline/main.cpp)
+run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/perf_report.cpp apps/ridgeline/ceilings_kernels.cpp apps/ridgeline/main.cpp)
 while IFS= read -r f; do run_opt1+=("${f#"$root/"}"); done < <(find "$root/src/ridgeline" -name '*.cpp')
 
 # A perf TU that includes Kokkos Kernels 3.4 headers is skipped: those headers are third-party
@@ -117,7 +117,8 @@ loader=$rt/ld-linux-x86-64.so.2
 o=$out/obj
 mkdir -p "$out/bin"
 lib_objs=("$o"/src_ridgeline_*_cpp.o)
-cli_objs=("$o/apps_ridgeline_cli_cpp.o" "$o/apps_ridgeline_perf_report_cpp.o") # ridgeline_cli's sources
+cli_objs=("$o/apps_ridgeline_cli_cpp.o" "$o/apps_ridgeline_perf_report_cpp.o" # ridgeline_cli's sources
+  "$o/apps_ridgeline_ceilings_kernels_cpp.o")
 link() { # exe objects...
   local exe=$1 t0=$SECONDS
   shift

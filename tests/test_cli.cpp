@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "ceilings_run.hpp"
 #include "cli.hpp"
 #include "perf_report.hpp"
 #include "progress.hpp"
@@ -444,11 +445,147 @@ TEST(CliReport, WritesTheReportAndBothPlots) {
   const auto dir = fresh_dir("report");
   const auto json = dir / "results.json";
   std::ofstream(json) << perf_json_fixture();
-  const auto r = run({"report", json.string()});
+  const auto r = run({"report", json.string(), "--ceilings", "none"});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(std::filesystem::exists(dir / "report.md"));
   EXPECT_TRUE(std::filesystem::exists(dir / "roofline.svg"));
   EXPECT_TRUE(std::filesystem::exists(dir / "roofline.png"));
   EXPECT_TRUE(std::filesystem::exists(dir / "roofline.svg.key.md"));
+  std::filesystem::remove_all(dir);
+}
+
+// ---- ridgeline ceilings: the kernels' arithmetic, untimed, and the saved ceilings in plot and report --
+
+namespace cl = ridgeline::ceilings;
+
+namespace {
+
+cl::DeviceCeilings h200_ceilings() {
+  cl::DeviceCeilings c;
+  c.device = "NVIDIA H200 SXM 141GB";
+  c.device_key = "h200";
+  c.backend = "Cuda";
+  c.git_sha = "abc1234";
+  c.date_utc = "2026-12-02T09:00:00Z";
+  c.mode = "full";
+  c.byte_counting = "read+write";
+  cl::Roof hbm;
+  hbm.kind = "bandwidth";
+  hbm.kernel = "copy";
+  hbm.level = cl::Level::memory;
+  hbm.label = "copy, 1 GiB working set (device memory)";
+  hbm.value = 4.0e12;
+  hbm.spec_value = 4.8e12;
+  hbm.spec_source = "datasheet";
+  cl::Roof dmma;
+  dmma.kind = "compute";
+  dmma.kernel = "dmma m16n8k16 (DmmaSm90MicroKernel::mma)";
+  dmma.dtype = ridgeline::DType::fp64;
+  dmma.unit = ridgeline::Unit::matrix;
+  dmma.label = "fp64 dmma";
+  dmma.value = 66e12;
+  dmma.spec_value = 67e12;
+  dmma.spec_source = "datasheet";
+  c.roofs = {hbm, dmma};
+  return c;
+}
+
+}  // namespace
+
+TEST(Ceilings, FmaChainKernelLeavesTheReferenceValues) {
+  for (const char* dtype : {"fp64", "fp32"})
+    for (std::int64_t steps : {0, 1, 6, 7}) {
+      int chains = 0;
+      const auto got = cli::run_fma_chains(dtype, 3, steps, &chains);
+      ASSERT_GT(chains, 0);
+      const auto want = cli::fma_chains_expected(3, chains, steps);
+      ASSERT_EQ(got.size(), want.size());
+      std::int64_t first = -1;
+      EXPECT_EQ(cl::count_mismatches(got, want, &first), 0)
+          << dtype << " steps " << steps << " first " << first;
+      // The same output judged against the other parity fails: the check can tell a step was lost.
+      if (steps > 0)
+        EXPECT_EQ(cl::count_mismatches(got, cli::fma_chains_expected(3, chains, steps - 1)),
+                  static_cast<std::int64_t>(got.size()));
+    }
+  int chains = 0;
+  EXPECT_THROW(cli::run_fma_chains("bf16", 1, 1, &chains), std::invalid_argument);
+}
+
+TEST(Ceilings, StreamKernelsRewriteTheirArraysExactly) {
+  // Small plans: two teams of one level each; every pass leaves the arrays as they were.
+  cl::LevelPlan scratch;
+  scratch.level = cl::Level::scratch;
+  scratch.working_set_bytes = 2 * 12 * 1024;
+  scratch.teams = 2;
+  cl::LevelPlan rotating;
+  rotating.level = cl::Level::cache;
+  rotating.working_set_bytes = 256 * 1024;
+  rotating.teams = 4;
+  rotating.rotate = true;
+  for (const auto& plan : {scratch, rotating})
+    for (auto k : {cl::StreamKernel::copy, cl::StreamKernel::triad})
+      for (int passes : {1, 2, 5}) EXPECT_EQ(cli::run_stream_check(k, plan, passes), 0) << passes;
+}
+
+TEST(Ceilings, ShowPrintsTheSavedFileAndPlotAndReportUseIt) {
+  const auto dir = fresh_dir("ceilings");
+  const std::string file = (dir / "ceilings.json").string();
+  auto r = run({"ceilings", "--show", "--file", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "no ceilings saved in")) << r.out;
+  cl::save_ceilings(h200_ceilings(), file);
+  r = run({"ceilings", "--show", "--file", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "Measured ceilings: NVIDIA H200 SXM 141GB, Kokkos Cuda")) << r.out;
+  EXPECT_TRUE(contains(r.out, "98.5%")) << r.out;
+
+  // roofline plot: the saved H200 ceilings dashed beside the datasheet roofs, the MI300X's alone.
+  const std::string svg = (dir / "roofline.svg").string();
+  r = run({"roofline", "plot", "h200", "mi300x", "--dtype", "fp64", "--ceilings", file, "--out", svg});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "measured ceilings of h200: NVIDIA H200 SXM 141GB on Kokkos Cuda")) << r.out;
+  EXPECT_FALSE(contains(r.out, "of mi300x"));
+  std::ifstream gp(svg + ".gp");
+  std::stringstream ss;
+  ss << gp.rdbuf();
+  EXPECT_TRUE(
+      contains(ss.str(), "dt 2 title 'measured: h200 copy, 1 GiB working set (device memory): 4000 GB/s'"))
+      << ss.str();
+  EXPECT_TRUE(contains(ss.str(), "title 'mi300x fp64 matrix, datasheet")) << ss.str();
+
+  // report: the run's JSON has no ceilings; the saved ones join the table, marked as measured.
+  const auto json = dir / "results.json";
+  std::ofstream(json) << perf_json_fixture();
+  auto run_ = cli::parse_perf_json(perf_json_fixture(), "run.json");
+  EXPECT_FALSE(run_.has_measured);
+  EXPECT_TRUE(cli::attach_saved_ceilings(run_, file));
+  const std::string md = cli::perf_report_markdown(run_, "roofline.png", "roofline.svg");
+  EXPECT_TRUE(contains(md, "dashed lines are measured ceilings")) << md;
+  EXPECT_TRUE(contains(md, "| fp64 matrix | 67000 GFLOP/s | datasheet: NVIDIA H200")) << md;
+  EXPECT_TRUE(contains(md,
+                       "| fp64 matrix, dmma m16n8k16 (DmmaSm90MicroKernel::mma) | 66000 GFLOP/s | measured "
+                       "ceilings (`ridgeline ceilings` full, 2026-12-02T09:00:00Z, git abc1234; saved in"))
+      << md;
+  EXPECT_TRUE(contains(md, "98.5% of the datasheet figure")) << md;
+  EXPECT_FALSE(contains(md, "Measured ceilings: none"));
+  r = run({"report", json.string(), "--ceilings", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::ifstream plot((dir / "roofline.svg.gp").string());
+  std::stringstream ps;
+  ps << plot.rdbuf();
+  EXPECT_TRUE(contains(ps.str(), "dt 2 title 'measured: fp64 matrix, dmma")) << ps.str();
+
+  // A run whose JSON carries its ceilings (ridgeline-perf copies them in) uses those, not the file's.
+  auto j = nlohmann::json::parse(perf_json_fixture());
+  auto own = h200_ceilings();
+  own.git_sha = "fff0000";
+  j["metadata"]["ceilings"] = nlohmann::json::parse(cl::to_json(own));
+  auto carried = cli::parse_perf_json(j.dump(), "run.json");
+  EXPECT_TRUE(carried.has_measured);
+  cli::attach_saved_ceilings(carried, file);
+  EXPECT_EQ(carried.measured.git_sha, "fff0000");
+  EXPECT_TRUE(
+      contains(cli::perf_report_markdown(carried, "", ""), "copied into the run's JSON by ridgeline-perf"));
   std::filesystem::remove_all(dir);
 }

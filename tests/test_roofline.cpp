@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "ridgeline/ceilings.hpp"
 #include "ridgeline/device_spec.hpp"
 #include "ridgeline/roofline.hpp"
 #include "ridgeline/roofline_plot.hpp"
@@ -503,4 +504,279 @@ TEST(RooflinePlot, KeyTableNumbersThePoints) {
   EXPECT_NE(key.find("| 15 | OpenBLAS (vendor BLAS) | gemm:NN:1024x1024x1024:fp32 | 170 | 100 |"),
             std::string::npos)
       << key;
+}
+
+// ---- measured ceilings: levels, byte and FLOP counts, records (ridgeline/ceilings.hpp) ----------------
+
+namespace cl = ridgeline::ceilings;
+
+namespace {
+
+// This build VM as the host spec sees it: 2 cores, 48 KiB L1d, 1 MiB L2 each, a shared LLC.
+DeviceSpec two_core_host(std::int64_t llc) {
+  DeviceSpec s;
+  s.key = "host";
+  s.name = "Test CPU";
+  s.backend = "host";
+  s.compute_units = 2;
+  s.max_team_scratch_bytes = 32 * 1024;
+  s.scratch_per_cu_bytes = 48 * 1024;
+  s.private_cache_bytes = 1024 * 1024;
+  s.l2_bytes = llc;
+  s.dram_bw_bytes_per_s = 16e9;
+  s.estimated = true;
+  s.set_peak_flops(DType::fp64, Unit::vector, 134e9);
+  return s;
+}
+
+cl::DeviceCeilings sample_ceilings(const std::string& device, const std::string& backend) {
+  cl::DeviceCeilings c;
+  c.device = device;
+  c.device_key = "host";
+  c.backend = backend;
+  c.concurrency = 2;
+  c.git_sha = "abc1234";
+  c.date_utc = "2026-12-02T08:00:00Z";
+  c.mode = "quick";
+  c.byte_counting = "read+write, no write-allocate";
+  cl::Roof copy;
+  copy.kind = "bandwidth";
+  copy.kernel = "copy";
+  copy.level = cl::Level::memory;
+  copy.label = "copy, 1016 MiB working set (DRAM)";
+  copy.value = 19e9;
+  copy.spec_value = 16e9;
+  copy.spec_source = "placeholder";
+  copy.reps = 5;
+  copy.check = "ok";
+  cl::Roof triad = copy;
+  triad.kernel = "triad";
+  triad.label = "triad, 1016 MiB working set (DRAM)";
+  triad.value = 20.5e9;
+  cl::Roof llc = copy;
+  llc.level = cl::Level::cache;
+  llc.label = "copy, 8 MiB working set (LLC-resident)";
+  llc.value = 98e9;
+  llc.spec_value = 0;
+  cl::Roof fma;
+  fma.kind = "compute";
+  fma.kernel = "fma chains";
+  fma.dtype = DType::fp64;
+  fma.unit = Unit::vector;
+  fma.label = "fp64 fma chains: 2 threads x 64 chains";
+  fma.value = 120e9;
+  fma.spec_value = 134e9;
+  fma.spec_source = "estimate";
+  fma.check = "ok (every chain exact after 1000 steps)";
+  c.roofs = {copy, triad, llc, fma};
+  c.absent = {{"matrix units", "none on the host"}};
+  return c;
+}
+
+}  // namespace
+
+TEST(Ceilings, BytesCountEveryArrayOncePerPassWithoutWriteAllocate) {
+  EXPECT_EQ(cl::stream_arrays(cl::StreamKernel::copy), 2);
+  EXPECT_EQ(cl::stream_arrays(cl::StreamKernel::triad), 3);
+  EXPECT_EQ(cl::stream_bytes_per_element(cl::StreamKernel::copy, 8), 16);
+  EXPECT_EQ(cl::stream_bytes_per_element(cl::StreamKernel::triad, 8), 24);
+  // A write-allocate cache also reads each stored line: one more element per position.
+  EXPECT_EQ(cl::stream_bytes_per_element(cl::StreamKernel::copy, 8, true), 24);
+  EXPECT_EQ(cl::stream_bytes_per_element(cl::StreamKernel::triad, 8, true), 32);
+  EXPECT_DOUBLE_EQ(cl::stream_bytes(cl::StreamKernel::copy, 1000, 3, 8), 48000.0);
+  EXPECT_DOUBLE_EQ(cl::stream_bytes(cl::StreamKernel::triad, 1000, 3, 8), 72000.0);
+}
+
+TEST(Ceilings, HostLevelsComeFromTheCacheSizes) {
+  const auto plans = cl::plan_levels(two_core_host(32 << 20), 2);
+  ASSERT_EQ(plans.size(), 3u);
+  // Scratch: min(32 KiB Kokkos cap, 48 KiB L1d / 2) per team, one team per thread.
+  EXPECT_EQ(plans[0].level, cl::Level::scratch);
+  EXPECT_EQ(plans[0].teams, 2);
+  EXPECT_EQ(plans[0].team_size, 1);
+  EXPECT_EQ(plans[0].working_set_bytes, 2 * 24 * 1024);
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::copy, plans[0]),
+            "copy, 24 KiB team scratch per team x 2 teams (L1-resident)");
+  // LLC: 4 x the two 1 MiB private caches, under half the 32 MiB LLC.
+  EXPECT_EQ(plans[1].level, cl::Level::cache);
+  EXPECT_EQ(plans[1].working_set_bytes, 8 << 20);
+  EXPECT_FALSE(plans[1].rotate);
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::triad, plans[1]),
+            "triad, 8 MiB working set (LLC-resident)");
+  // DRAM: 4 x the LLC, at least 256 MiB.
+  EXPECT_EQ(plans[2].level, cl::Level::memory);
+  EXPECT_EQ(plans[2].working_set_bytes, 256 << 20);
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::copy, plans[2]), "copy, 256 MiB working set (DRAM)");
+
+  // A large LLC: 4 x it (quick: 2 x); the LLC level stays at 4 x the private caches.
+  const std::int64_t llc = 508LL << 20;
+  EXPECT_EQ(cl::plan_levels(two_core_host(llc), 2)[2].working_set_bytes, 4 * llc);
+  EXPECT_EQ(cl::plan_levels(two_core_host(llc), 2, true)[2].working_set_bytes, 2 * llc);
+  EXPECT_EQ(cl::plan_levels(two_core_host(llc), 2)[1].working_set_bytes, 8 << 20);
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::copy, cl::plan_levels(two_core_host(llc), 2, true)[2]),
+            "copy, 1016 MiB working set (DRAM)");
+
+  // No private-cache size: a quarter of the LLC. No LLC size: no cache level at all.
+  DeviceSpec unknown = two_core_host(32 << 20);
+  unknown.private_cache_bytes = 0;
+  EXPECT_EQ(cl::plan_levels(unknown, 2)[1].working_set_bytes, 8 << 20);
+  unknown.l2_bytes = 0;
+  const auto two = cl::plan_levels(unknown, 2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[1].level, cl::Level::memory);
+}
+
+TEST(Ceilings, GpuLevelsRotateThroughL2) {
+  const auto plans = cl::plan_levels(find_device_spec("h200"), 132 * 2048);
+  ASSERT_EQ(plans.size(), 3u);
+  // 1 KiB under the 40 KiB Kokkos cap, in whole 4 KiB: 36 KiB; six such teams fit an SM's 228 KiB.
+  EXPECT_EQ(plans[0].working_set_bytes, 36 * 1024 * 132 * 6);
+  EXPECT_EQ(plans[0].team_size, 256);
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::copy, plans[0]),
+            "copy, 36 KiB team scratch per team x 792 teams (shared memory)");
+  // A quarter of the 60 MiB L2, rotated so no SM re-reads its own chunk from L1.
+  EXPECT_EQ(plans[1].working_set_bytes, 15 << 20);
+  EXPECT_TRUE(plans[1].rotate);
+  // 15 MiB over 1056 teams and two arrays, in whole 32-element segments: 14.95 MiB touched.
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::copy, plans[1]), "copy, 15 MiB working set (L2-resident)");
+  EXPECT_EQ(plans[2].working_set_bytes, 1LL << 30);
+  // 1 GiB over three arrays of 1056 chunks, each rounded down to whole segments: 1023 MiB touched.
+  EXPECT_EQ(cl::bandwidth_label(cl::StreamKernel::triad, plans[2]),
+            "triad, 1023 MiB working set (device memory)");
+  // Elements per team and array: whole 32-element (256-byte) segments.
+  const std::int64_t per = cl::elements_per_team(plans[1], cl::StreamKernel::triad, 8);
+  EXPECT_EQ(per % 32, 0);
+  EXPECT_LE(per * 3 * 8 * plans[1].teams, plans[1].working_set_bytes);
+  EXPECT_GT((per + 32) * 3 * 8 * plans[1].teams, plans[1].working_set_bytes);
+}
+
+TEST(Ceilings, FmaChainsHaveAnExactKnownResult) {
+  // a <- -a + y alternates a0, y - a0: exact in FP16 for every start (1..60) and y = 61, and the two
+  // differ for every start, so the parity of the step count shows in every chain.
+  EXPECT_DOUBLE_EQ(cl::fma_chain_reference(5, cl::kFmaChainY, 0), 5);
+  EXPECT_DOUBLE_EQ(cl::fma_chain_reference(5, cl::kFmaChainY, 1), 56);
+  EXPECT_DOUBLE_EQ(cl::fma_chain_reference(5, cl::kFmaChainY, 1000001), 56);
+  for (int a0 = 1; a0 <= 60; ++a0) EXPECT_NE(cl::fma_chain_reference(a0, cl::kFmaChainY, 1), a0);
+  for (int t = 0; t < 100; ++t)
+    for (int j = 0; j < 128; ++j) {
+      const double a0 = cl::fma_chain_start(t, j);
+      ASSERT_GE(a0, 1);
+      ASSERT_LE(a0, 60);
+    }
+  EXPECT_NE(cl::fma_chain_start(0, 0), cl::fma_chain_start(0, 1));  // no two chains of a thread alike
+  EXPECT_DOUBLE_EQ(cl::fma_flops(2, 64, 1000), 2.0 * 2 * 64 * 1000);
+  EXPECT_DOUBLE_EQ(cl::kMma16816Flops, 4096.0);
+  // The check catches one wrong chain, and names where.
+  std::vector<double> want = {1, 2, 3, 4}, got = want;
+  EXPECT_EQ(cl::count_mismatches(got, want), 0);
+  got[2] = 3.0000001;
+  std::int64_t first = -1;
+  EXPECT_EQ(cl::count_mismatches(got, want, &first), 1);
+  EXPECT_EQ(first, 2);
+  EXPECT_EQ(cl::count_mismatches({1, 2, 3}, want), 1);  // a missing value is a mismatch
+}
+
+TEST(Ceilings, JsonRoundTripsAndTheFileKeepsOneEntryPerDeviceAndBackend) {
+  const cl::DeviceCeilings c = sample_ceilings("AMD EPYC", "OpenMP");
+  const cl::DeviceCeilings back = cl::parse_device_ceilings(cl::to_json(c), "test");
+  EXPECT_EQ(back.device, "AMD EPYC");
+  EXPECT_EQ(back.backend, "OpenMP");
+  EXPECT_EQ(back.git_sha, "abc1234");
+  ASSERT_EQ(back.roofs.size(), 4u);
+  EXPECT_EQ(back.roofs[0].kind, "bandwidth");
+  EXPECT_EQ(back.roofs[0].level, cl::Level::memory);
+  EXPECT_DOUBLE_EQ(back.roofs[0].value, 19e9);
+  EXPECT_EQ(back.roofs[2].level, cl::Level::cache);
+  EXPECT_EQ(back.roofs[3].dtype, DType::fp64);
+  EXPECT_EQ(back.roofs[3].unit, Unit::vector);
+  EXPECT_EQ(back.roofs[3].check, c.roofs[3].check);
+  ASSERT_EQ(back.absent.size(), 1u);
+  EXPECT_EQ(back.absent[0].what, "matrix units");
+
+  const auto dir = fresh_dir("ceilings");
+  const std::string path = (dir / "sub" / "ceilings.json").string();
+  EXPECT_TRUE(cl::load_ceilings_file(path).entries.empty());  // no file yet: no ceilings, no error
+  cl::save_ceilings(c, path);
+  cl::save_ceilings(sample_ceilings("AMD EPYC", "Serial"), path);
+  cl::save_ceilings(sample_ceilings("NVIDIA H200 SXM 141GB", "Cuda"), path);
+  cl::DeviceCeilings newer = c;
+  newer.git_sha = "def5678";
+  cl::save_ceilings(newer, path);  // replaces the OpenMP entry, keeps the others
+  const cl::CeilingsFile f = cl::load_ceilings_file(path);
+  ASSERT_EQ(f.entries.size(), 3u);
+  const auto* omp = cl::find_ceilings(f, "amd-epyc", "host", "OpenMP");
+  ASSERT_NE(omp, nullptr);
+  EXPECT_EQ(omp->git_sha, "def5678");
+  EXPECT_EQ(cl::find_ceilings(f, "AMD EPYC", "host", "serial")->backend, "Serial");
+  EXPECT_EQ(cl::find_ceilings(f, "AMD EPYC", "host", "Cuda"), nullptr);
+  // By backend family (a plot knows the spec's backend, not the execution space).
+  EXPECT_NE(cl::find_ceilings(f, "AMD EPYC", "host", "", "host"), nullptr);
+  // By key for a GPU whose name differs; never by the shared "host" key for another CPU.
+  auto h200 = sample_ceilings("NVIDIA H200 SXM 141GB", "Cuda");
+  h200.device_key = "h200";
+  cl::save_ceilings(h200, path);
+  EXPECT_NE(cl::find_ceilings(cl::load_ceilings_file(path), "NVIDIA H200 (detected)", "h200", "", "cuda"),
+            nullptr);
+  EXPECT_EQ(cl::find_ceilings(f, "Intel Xeon", "host", "OpenMP"), nullptr);
+  // A broken file is an error naming the field, not an empty set.
+  std::ofstream(path)
+      << R"({"format": "ridgeline-ceilings/1", "entries": [{"device": "x", "backend": "OpenMP",
+      "roofs": [{"kind": "bandwidth", "kernel": "copy", "level": "l9", "label": "x", "value": 1}]}]})";
+  try {
+    cl::load_ceilings_file(path);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'level'"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Ceilings, TableShowsMeasuredBesideSpecAndWhatWasNotMeasured) {
+  const std::string t = cl::ceilings_table(sample_ceilings("AMD EPYC", "OpenMP"));
+  EXPECT_NE(t.find("Measured ceilings: AMD EPYC, Kokkos OpenMP"), std::string::npos) << t;
+  EXPECT_NE(t.find("% of spec"), std::string::npos);
+  EXPECT_NE(t.find("120 GFLOP/s"), std::string::npos) << t;
+  EXPECT_NE(t.find("134 GFLOP/s (estimate)"), std::string::npos) << t;
+  EXPECT_NE(t.find("89.6%"), std::string::npos) << t;
+  EXPECT_NE(t.find("16 GB/s (placeholder)"), std::string::npos) << t;
+  EXPECT_NE(t.find("not measured: matrix units: none on the host"), std::string::npos) << t;
+  EXPECT_NE(t.find("bytes: read+write, no write-allocate"), std::string::npos) << t;
+}
+
+TEST(RooflinePlot, MeasuredCeilingsAreDashedAndSpecRoofsSolidAndNamed) {
+  const auto c = sample_ceilings("AMD EPYC", "OpenMP");
+  const auto lines = ridgeline::measured_roof_lines(c, 0);
+  // Per level the faster of copy and triad (triad, 20.5 GB/s, at DRAM), then the compute roof.
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_TRUE(lines[0].bandwidth);
+  EXPECT_EQ(lines[0].level, cl::Level::cache);
+  EXPECT_EQ(lines[1].level, cl::Level::memory);
+  EXPECT_DOUBLE_EQ(lines[1].value, 20.5);
+  EXPECT_EQ(lines[1].label, "triad, 1016 MiB working set (DRAM)");
+  EXPECT_FALSE(lines[2].bandwidth);
+  EXPECT_DOUBLE_EQ(lines[2].value, 120);
+
+  DeviceSpec host = two_core_host(32 << 20);
+  ridgeline::PlotOptions opt;
+  opt.measured = lines;
+  const std::vector<ridgeline::RoofSelection> roofs = {{DType::fp64, Unit::vector}};
+  const std::string script = ridgeline::roofline_plot_script({host}, roofs, {}, "r.dat", "r.svg", opt);
+  EXPECT_NE(script.find("dt 1 title 'host fp64 vector, estimate ("), std::string::npos) << script;
+  EXPECT_NE(script.find("dt 2 title 'measured: triad, 1016 MiB working set (DRAM): 20.5 GB/s'"),
+            std::string::npos)
+      << script;
+  EXPECT_NE(script.find("dt 2 title 'measured: fp64 vector, fma chains: 120 GFLOP/s'"), std::string::npos)
+      << script;
+  const std::string data = ridgeline::roofline_plot_data({host}, roofs, {}, opt);
+  EXPECT_NE(data.find("# measured ceiling, triad, 1016 MiB working set (DRAM)"), std::string::npos) << data;
+  // The measured FP64 roof is reached along the measured DRAM slope: flat from 120 / 20.5 FLOP/B on.
+  EXPECT_NE(data.find(std::to_string(120 / 20.5).substr(0, 6)), std::string::npos) << data;
+  // A datasheet spec says so; an unselected measured compute roof is not drawn.
+  const std::string h200 = ridgeline::roofline_plot_script(
+      {find_device_spec("h200")}, {{DType::fp64, Unit::matrix}}, {}, "r.dat", "r.svg", opt);
+  EXPECT_NE(h200.find("h200 fp64 matrix, datasheet ("), std::string::npos) << h200;
+  EXPECT_EQ(h200.find("fma chains"), std::string::npos);
+  // A measured ceiling must name a device of the plot.
+  opt.measured[0].spec_index = 3;
+  EXPECT_THROW(ridgeline::roofline_plot_data({host}, roofs, {}, opt), std::invalid_argument);
 }

@@ -1,7 +1,12 @@
 #include "cli.hpp"
 
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -9,6 +14,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -17,10 +23,17 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "ceilings_run.hpp"
 #include "perf_report.hpp"
+#include "ridgeline/ceilings.hpp"
 #include "ridgeline/detect.hpp"
+#include "ridgeline/library_info.hpp"
 #include "ridgeline/roofline.hpp"
 #include "ridgeline/roofline_plot.hpp"
+
+#ifndef RIDGELINE_CLI_GIT_SHA
+#define RIDGELINE_CLI_GIT_SHA "unknown"
+#endif
 
 namespace ridgeline {
 namespace cli {
@@ -129,6 +142,7 @@ std::vector<std::pair<std::string, std::string>> spec_record(const DeviceSpec& s
       {"max_team_scratch_bytes", std::to_string(s.max_team_scratch_bytes)},
       {"scratch_per_cu_bytes", std::to_string(s.scratch_per_cu_bytes)},
       {"l2_bytes", std::to_string(s.l2_bytes)},
+      {"private_cache_bytes", std::to_string(s.private_cache_bytes)},
       {"memory_bytes", std::to_string(s.memory_bytes)},
       {"dram_bw_bytes_per_s", full(s.dram_bw_bytes_per_s)},
       {"l2_bw_bytes_per_s", full(s.l2_bw_bytes_per_s)},
@@ -154,6 +168,7 @@ void print_spec_detail(std::ostream& os, const DeviceSpec& s) {
   t.rows.push_back({"max team scratch (Kokkos cap)", bytes_human(s.max_team_scratch_bytes)});
   t.rows.push_back({"scratch per CU (hardware)", bytes_human(s.scratch_per_cu_bytes)});
   t.rows.push_back({"L2 / last-level cache", bytes_human(s.l2_bytes)});
+  t.rows.push_back({"private cache per CU", bytes_human(s.private_cache_bytes)});
   t.rows.push_back({"memory", s.memory_bytes > 0 ? num(s.memory_bytes / 1e9) + " GB" : "-"});
   t.rows.push_back({"DRAM bandwidth", num(s.dram_bw_bytes_per_s / 1e12) + " TB/s"});
   t.rows.push_back(
@@ -221,18 +236,69 @@ void emit_specs(std::ostream& os, const std::vector<DeviceSpec>& specs, Format f
   }
 }
 
+// Only detection and `ceilings` need Kokkos, and a CUDA/HIP Kokkos needs a GPU to initialize, so the
+// other subcommands never touch it. Tests have initialized it already.
+struct KokkosSession {
+  bool here = !Kokkos::is_initialized();
+  KokkosSession() {
+    if (here) Kokkos::initialize();
+  }
+  ~KokkosSession() {
+    if (here) Kokkos::finalize();
+  }
+  KokkosSession(const KokkosSession&) = delete;
+  KokkosSession& operator=(const KokkosSession&) = delete;
+};
+
 DeviceSpec detect_running_device() {
-  // Only detection needs Kokkos, and a CUDA/HIP Kokkos needs a GPU to initialize, so the other
-  // subcommands never touch it. Tests have initialized it already.
-  const bool init_here = !Kokkos::is_initialized();
-  if (init_here) Kokkos::initialize();
-  struct Finalize {
-    bool on;
-    ~Finalize() {
-      if (on) Kokkos::finalize();
-    }
-  } finalize{init_here};
+  KokkosSession kokkos;
   return detect_device_spec<Kokkos::DefaultExecutionSpace>();
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The saved ceilings of each spec, as dashed roofs for the plot; `path` "none" reads nothing. Says on
+// `out` which were found.
+std::vector<MeasuredRoofLine> saved_ceiling_lines(const std::vector<DeviceSpec>& specs,
+                                                  const std::string& path, std::ostream& out) {
+  std::vector<MeasuredRoofLine> lines;
+  if (path == "none") return lines;
+  const ceilings::CeilingsFile file = ceilings::load_ceilings_file(path);
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto* c = ceilings::find_ceilings(file, specs[i].name, specs[i].key, "", specs[i].backend);
+    if (!c) continue;
+    out << "measured ceilings of " << specs[i].key << ": " << c->device << " on Kokkos " << c->backend << ", "
+        << c->date_utc << " (" << path << ")\n";
+    for (const auto& l : measured_roof_lines(*c, i)) lines.push_back(l);
+  }
+  return lines;
+}
+
+// The plot `ridgeline ceilings --plot` draws: the spec's roofs of what was measured, and its matrix
+// roofs (measured or not, so that a datasheet figure without a measurement still shows).
+void plot_ceilings(const DeviceSpec& spec, const ceilings::DeviceCeilings& c, const std::string& path,
+                   std::ostream& out) {
+  std::vector<RoofSelection> roofs;
+  for (Unit u : kAllUnits)
+    for (DType d : kAllDTypes) {
+      bool measured = false;
+      for (const auto& r : c.roofs)
+        measured = measured || (r.kind == "compute" && r.dtype == d && r.unit == u);
+      if (measured || (u == Unit::matrix && spec.peak_flops(d, u) > 0)) roofs.push_back({d, u});
+    }
+  if (roofs.empty()) roofs.push_back({DType::fp64, Unit::vector});
+  PlotOptions po;
+  po.title = "Ceilings: " + c.device + " (" + c.backend + ")";
+  po.measured = measured_roof_lines(c, 0);
+  const PlotFiles files = write_roofline_plot({spec}, roofs, {}, path, po);
+  out << "wrote " << files.output << (files.png.empty() ? "" : " and " + files.png) << "\n";
 }
 
 std::vector<DeviceSpec> resolve_all(const std::vector<std::string>& names) {
@@ -479,6 +545,25 @@ Format format_of(bool json, bool csv) {
   return json ? Format::json : csv ? Format::csv : Format::table;
 }
 
+// With OMP_PROC_BIND set, libgomp pins this process's initial thread to the first place as it loads,
+// and a child inherits that one-CPU mask: `ridgeline perf` ran the suite (and OpenBLAS) on one thread.
+// The places together are the mask the process started with, so that is what the child gets back.
+void restore_start_affinity() {
+#if defined(_OPENMP) && defined(__linux__)
+  const int places = omp_get_num_places();
+  if (places <= 0) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int p = 0; p < places; ++p) {
+    std::vector<int> ids(std::size_t(std::max(0, omp_get_place_num_procs(p))));
+    omp_get_place_proc_ids(p, ids.data());
+    for (int id : ids)
+      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+  }
+  if (CPU_COUNT(&set) > 0) sched_setaffinity(0, sizeof set, &set);
+#endif
+}
+
 }  // namespace
 
 std::string perf_program() {
@@ -508,6 +593,7 @@ int run_program(const std::string& program, const std::vector<std::string>& args
     return kExitError;
   }
   if (pid == 0) {
+    restore_start_affinity();
     ::execvp(argv[0], argv.data());
     // 127, as a shell reports a program it cannot find; the parent explains.
     ::_exit(127);
@@ -572,6 +658,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
              "  ridgeline roofline compare h200 mi300x --dtype fp64,fp32,fp16\n"
              "  ridgeline roofline plot h200 mi300x --out roofline.svg\n"
              "  ridgeline ledger --tile 64x64x32 --dtype fp16 --acc fp32 --threads 128 --stages 2\n"
+             "  ridgeline ceilings --quick\n"
              "  ridgeline perf --shapes quick-host --json run.json --plot roofline.svg\n"
              "  ridgeline report run.json --out report.md");
 
@@ -588,6 +675,37 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   rep->add_option("--out,-o", rep_out,
                   "Report file (default: report.md beside the JSON); roofline.svg/.png "
                   "are written beside it");
+  std::string rep_ceilings;
+  rep->add_option("--ceilings", rep_ceilings,
+                  "Saved ceilings to use when the JSON carries none (default: ridgeline ceilings' file; "
+                  "'none': none)");
+
+  // ceilings
+  bool ceil_quick = false, ceil_no_save = false, ceil_json = false, ceil_show = false;
+  std::string ceil_file, ceil_sha, ceil_plot;
+  int ceil_reps = 0;
+  auto* ceil = app.add_subcommand(
+      "ceilings",
+      "Measure this machine's ceilings on the build's default execution space (copy and triad bandwidth per "
+      "memory level, vector FMA rates, the matrix units' rate) beside the spec's, and save them");
+  ceil->add_flag("--quick", ceil_quick, "A few seconds in all: 5 reps of shorter runs (the main job's)");
+  ceil->add_option("--file", ceil_file,
+                   "Ceilings file (default: $RIDGELINE_CEILINGS, else "
+                   "<$XDG_DATA_HOME or ~/.local/share>/ridgeline/ceilings.json)");
+  ceil->add_flag("--no-save", ceil_no_save, "Print only; leave the file as it is");
+  ceil->add_flag("--json", ceil_json, "Write the measured entry as JSON (progress goes to stderr)");
+  ceil->add_flag("--show", ceil_show,
+                 "Print the saved ceilings of every device and backend; measure nothing");
+  ceil->add_option("--reps", ceil_reps, "Timed runs per roof (default 10; --quick 5)")
+      ->check(CLI::Range(3, 1000));
+  ceil->add_option("--plot", ceil_plot,
+                   "Also write this device's roofline (.svg with a .png twin, .png, .pdf): spec roofs solid, "
+                   "measured dashed");
+  ceil->add_option("--git-sha", ceil_sha, "The sha to record (default: the build's)");
+  std::vector<std::string> ceil_only;
+  ceil->add_option("--only", ceil_only, "Measure only these: bandwidth, compute, matrix (comma-separated)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"bandwidth", "compute", "matrix"}));
 
   // spec
   std::vector<std::string> spec_names;
@@ -630,6 +748,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plot->add_option("--level", plot_level, "Memory level: dram or l2")->capture_default_str();
   plot->add_option("--title", plot_title, "Plot title")->capture_default_str();
   plot->add_option("--points", plot_points, "CSV of measured points: label,intensity[FLOP/B],GFLOP/s");
+  std::string plot_ceilings_file;
+  plot->add_option("--ceilings", plot_ceilings_file,
+                   "Saved ceilings to draw dashed (default: ridgeline ceilings' file; 'none': none)");
 
   std::string ev_name, ev_gemm, ev_gemv, ev_dtype = "fp32", ev_unit = "vector", ev_level = "dram", ev_tile;
   int ev_batch = 1, ev_launches = 1;
@@ -680,8 +801,58 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         rep_out =
             ((j.has_parent_path() ? j.parent_path() : std::filesystem::path(".")) / "report.md").string();
       }
-      const ReportFiles files = write_perf_report(rep_json, rep_out);
+      const ReportFiles files = write_perf_report(rep_json, rep_out, "", rep_ceilings);
       out << "wrote " << files.report << " (plot " << files.svg << ", " << files.png << ")\n";
+    } else if (*ceil) {
+      const std::string path = ceil_file.empty() ? ceilings::default_ceilings_path() : ceil_file;
+      if (ceil_show) {
+        const ceilings::CeilingsFile f = ceilings::load_ceilings_file(path);
+        if (f.entries.empty()) out << "no ceilings saved in " << path << "\n";
+        for (std::size_t i = 0; i < f.entries.size(); ++i)
+          out << (i ? "\n" : "") << ceilings::ceilings_table(f.entries[i]);
+        return kExitOk;
+      }
+      std::ostream& log = ceil_json ? err : out;
+      ceilings::DeviceCeilings c;
+      DeviceSpec device;
+      {
+        KokkosSession kokkos;
+        device = detect_device_spec<Kokkos::DefaultExecutionSpace>();
+        log << "ridgeline ceilings: " << device.name << " [" << device.source << "], Kokkos "
+            << Kokkos::DefaultExecutionSpace::name() << ", " << (ceil_quick ? "quick" : "full") << " run\n"
+            << std::flush;
+        CeilingsOptions opt;
+        opt.quick = ceil_quick;
+        opt.reps = ceil_reps;
+        if (!ceil_only.empty()) {
+          auto on = [&](const char* w) {
+            return std::find(ceil_only.begin(), ceil_only.end(), w) != ceil_only.end();
+          };
+          opt.bandwidth = on("bandwidth");
+          opt.compute = on("compute");
+          opt.matrix = on("matrix");
+        }
+        c = measure_ceilings(device, opt, log);
+      }
+      c.command = "ridgeline " + join(args, " ");
+      c.git_sha = ceil_sha.empty() ? RIDGELINE_CLI_GIT_SHA : ceil_sha;
+      c.date_utc = utc_now();
+      c.kokkos = kokkos_description();
+      if (ceil_json) {
+        out << ceilings::to_json(c) << "\n";
+      } else {
+        out << "\n" << ceilings::ceilings_table(c);
+      }
+      if (!ceil_no_save) {
+        ceilings::save_ceilings(c, path);
+        log << "saved to " << path << " (entry " << c.device << ", " << c.backend << ")\n";
+      }
+      if (!ceil_plot.empty()) plot_ceilings(device, c, ceil_plot, log);
+      for (const auto& r : c.roofs)
+        if (r.check.rfind("MISMATCH", 0) == 0) {
+          err << "ridgeline: error: " << r.label << ": " << r.check << "\n";
+          return kExitError;
+        }
     } else if (*spec) {
       std::vector<DeviceSpec> specs;
       if (spec_detect) specs.push_back(detect_running_device());
@@ -707,6 +878,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       opt.title = plot_title;
       opt.level = rl::parse_memory_level(plot_level);
       const auto points = plot_points.empty() ? std::vector<MeasuredPoint>{} : read_points_csv(plot_points);
+      opt.measured = saved_ceiling_lines(
+          specs, plot_ceilings_file.empty() ? ceilings::default_ceilings_path() : plot_ceilings_file, out);
       const PlotFiles files = write_roofline_plot(specs, roofs, points, plot_out, opt);
       out << "wrote " << files.output << " (gnuplot script " << files.script << ", data " << files.data
           << ")\n";

@@ -58,6 +58,22 @@ DType vector_dtype(DType d) {
   return d == DType::fp64 ? DType::fp64 : DType::fp32;
 }
 
+// The measured ceilings as rows of the Ceilings table, each saying how it was measured and against
+// what share of the spec's figure.
+void add_measured_rows(PerfRun& run) {
+  const auto& c = run.measured;
+  for (const auto& r : c.roofs) {
+    const bool bw = r.kind == "bandwidth";
+    std::string source = "measured ceilings (`ridgeline ceilings` " + c.mode + ", " + c.date_utc + ", git " +
+                         c.git_sha + "; " + run.measured_origin + ")";
+    if (r.spec_value > 0)
+      source += "; " + fixed(r.percent_of_spec(), 1) + "% of the " + r.spec_source + " figure";
+    run.ceilings.push_back({bw ? r.label : to_string(r.dtype) + " " + to_string(r.unit) + ", " + r.kernel,
+                            r.value / 1e9, bw ? "GB/s" : "GFLOP/s", source});
+  }
+  for (const auto& a : c.absent) run.ceilings.push_back({a.what, 0, "", "not measured: " + a.why});
+}
+
 }  // namespace
 
 PerfRun parse_perf_json(const std::string& text, const std::string& origin) {
@@ -104,14 +120,33 @@ PerfRun parse_perf_json(const std::string& text, const std::string& origin) {
   }
   // The roofs of the spec the run used (its JSON copy: on a host, DRAM is the run's measured copy).
   const std::string spec_source =
-      run.spec.estimated ? "estimated (" + run.spec.source + ")" : run.spec.source;
+      run.spec.estimated ? "estimated (" + run.spec.source + ")" : "datasheet: " + run.spec.source;
   for (const RoofSelection& r : perf_roofs(run))
     run.ceilings.push_back({to_string(r.dtype) + " " + to_string(r.unit),
                             run.spec.peak_flops(r.dtype, r.unit) / 1e9, "GFLOP/s", spec_source});
   run.ceilings.push_back(
       {"DRAM", run.spec.dram_bw_bytes_per_s / 1e9, "GB/s",
        run.spec.estimated ? "measured in this run (copy kernel; see the run's header)" : spec_source});
+  if (m.contains("ceilings") && m["ceilings"].is_object()) {
+    run.measured = ceilings::parse_device_ceilings(m["ceilings"].dump(), origin + ": metadata.ceilings");
+    run.has_measured = true;
+    run.measured_origin = "copied into the run's JSON by ridgeline-perf";
+    add_measured_rows(run);
+  }
   return run;
+}
+
+bool attach_saved_ceilings(PerfRun& run, const std::string& path) {
+  if (run.has_measured) return true;
+  if (path.empty() || path == "none") return false;
+  const ceilings::CeilingsFile file = ceilings::load_ceilings_file(path);
+  const ceilings::DeviceCeilings* c = ceilings::find_ceilings(file, run.spec.name, run.spec.key, run.backend);
+  if (!c) return false;
+  run.measured = *c;
+  run.has_measured = true;
+  run.measured_origin = "saved in " + path;
+  add_measured_rows(run);
+  return true;
 }
 
 PerfRun load_perf_json(const std::string& path) {
@@ -169,8 +204,11 @@ std::string perf_report_markdown(const PerfRun& run, const std::string& plot_png
   os << "## Roofline\n\n";
   if (!plot_png.empty()) os << "![Roofline of " << cell(run.device) << "](" << plot_png << ")\n\n";
   if (!plot_svg.empty()) os << "Vector version: [" << plot_svg << "](" << plot_svg << "). ";
-  os << "Solid lines are the roofs under **Ceilings**; each point's number is its `#` in the table "
-        "below.\n\n";
+  os << "Solid lines are the spec's roofs (" << (run.spec.estimated ? "an estimate" : "datasheet figures")
+     << ")";
+  if (run.has_measured)
+    os << "; dashed lines are measured ceilings (`ridgeline ceilings`, " << run.measured.date_utc << ")";
+  os << ", all listed under **Ceilings**; each point's number is its `#` in the table below.\n\n";
   os << "## Results\n\n";
   os << "| # | op | shape | dtype | implementation | median ms | GFLOP/s | GB/s | ÷ " << cell(run.vendor)
      << " | ÷ Kokkos Kernels | FLOP/B | roofline eff. | check |\n";
@@ -186,27 +224,34 @@ std::string perf_report_markdown(const PerfRun& run, const std::string& plot_png
   os << "\n## Ceilings\n\n";
   os << "| roof | figure | source |\n|---|---|---|\n";
   for (const auto& c : run.ceilings)
-    os << "| " << cell(c.name) << " | " << sig3(c.value) << " " << c.unit << " | " << cell(c.source)
-       << " |\n";
+    os << "| " << cell(c.name) << " | " << (c.value > 0 ? sig3(c.value) + " " + c.unit : "-") << " | "
+       << cell(c.source) << " |\n";
   const bool measured = std::any_of(run.ceilings.begin(), run.ceilings.end(), [](const Ceiling& c) {
     return c.source.rfind("measured ceilings", 0) == 0;
   });
-  if (!measured)
+  if (measured) {
+    os << "\nMeasured ceilings: " << cell(run.measured.device) << " on Kokkos " << cell(run.measured.backend)
+       << ", " << run.measured_origin << ". Bytes: " << run.measured.byte_counting << ".\n";
+  } else {
     os << "\nMeasured ceilings: none for this run. The roofs above are the device spec's"
        << (run.spec.estimated ? " (an estimated host spec; DRAM is this run's copy bandwidth)" : "")
-       << "; measured roofs (`ridgeline ceilings`) go in this table beside them.\n";
+       << "; `ridgeline ceilings` measures this machine's, which then appear here beside them and dashed in "
+          "the plot.\n";
+  }
   return os.str();
 }
 
 ReportFiles write_perf_report(const std::string& json_path, const std::string& out_path,
-                              const std::string& gnuplot) {
-  const PerfRun run = load_perf_json(json_path);
+                              const std::string& gnuplot, const std::string& ceilings_path) {
+  PerfRun run = load_perf_json(json_path);
+  attach_saved_ceilings(run, ceilings_path.empty() ? ceilings::default_ceilings_path() : ceilings_path);
   const std::filesystem::path out(out_path);
   const std::filesystem::path dir = out.has_parent_path() ? out.parent_path() : std::filesystem::path(".");
   ReportFiles files{out_path, (dir / "roofline.svg").string(), ""};
   PlotOptions po;
   po.title = "Roofline: " + run.device + " (" + run.backend + ")";
   po.gnuplot = gnuplot;
+  if (run.has_measured) po.measured = measured_roof_lines(run.measured, 0);
   const PlotFiles plot = write_roofline_plot({run.spec}, perf_roofs(run), perf_points(run), files.svg, po);
   files.png = plot.png;
   std::ofstream f(out_path);

@@ -3,6 +3,7 @@
 // live in backends/<name>/detect.hpp) and look the answer up in the built-in tables; host spaces
 // derive the CPU's spec. Whatever the table says, the team-scratch cap is the running Kokkos's own.
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <type_traits>
 
 #include "ridgeline/device_spec.hpp"
@@ -45,7 +46,16 @@ DeviceSpec detect_device_spec(const ExecSpace& exec = ExecSpace()) {
   }
 #endif
   if (!done) {
-    spec = derive_host_spec();
+    HostCpuInfo cpu = read_host_cpu_info();
+    // With OMP_PROC_BIND set, Kokkos has pinned this (the master) thread to one CPU by now, and the
+    // affinity read_host_cpu_info honours is that thread's: the space's own thread count is the floor.
+    const int threads = exec.concurrency();
+    if (threads > cpu.logical_cpus) {
+      const int per_core = std::max(1, cpu.logical_cpus / std::max(1, cpu.physical_cores));
+      cpu.logical_cpus = threads;
+      cpu.physical_cores = std::max(1, threads / per_core);
+    }
+    spec = derive_host_spec(cpu);
     spec.notes = std::string("Kokkos execution space ") + ExecSpace::name() + " with " +
                  std::to_string(exec.concurrency()) + " threads. " + spec.notes;
   }

@@ -211,6 +211,7 @@ const Plausible* plausible_range(const std::string& field) {
       {"max_team_scratch_bytes", {kKiB, kGiB, true, Quantity::bytes_binary, 48 * kKiB}},
       {"scratch_per_cu_bytes", {kKiB, kGiB, true, Quantity::bytes_binary, 128 * kKiB}},
       {"l2_bytes", {16 * kKiB, 64 * kGiB, true, Quantity::bytes_binary, 32 * kMiB}},
+      {"private_cache_bytes", {16 * kKiB, kGiB, true, Quantity::bytes_binary, kMiB}},
       {"memory_bytes", {1e8, 1e15, true, Quantity::bytes_decimal, 64e9}},
       {"dram_bw_bytes_per_s", {1e9, 1e15, false, Quantity::bytes_per_s, 1e12}},
       {"l2_bw_bytes_per_s", {1e9, 1e15, true, Quantity::bytes_per_s, 1e13}},
@@ -405,6 +406,7 @@ const std::set<std::string>& spec_fields() {
                                                "max_team_scratch_bytes",
                                                "scratch_per_cu_bytes",
                                                "l2_bytes",
+                                               "private_cache_bytes",
                                                "memory_bytes",
                                                "dram_bw_bytes_per_s",
                                                "l2_bw_bytes_per_s",
@@ -430,6 +432,7 @@ void validate_device_spec(const DeviceSpec& s, const std::string& origin_or_empt
   check("max_team_scratch_bytes", static_cast<double>(s.max_team_scratch_bytes));
   check("scratch_per_cu_bytes", static_cast<double>(s.scratch_per_cu_bytes));
   check("l2_bytes", static_cast<double>(s.l2_bytes));
+  check("private_cache_bytes", static_cast<double>(s.private_cache_bytes));
   check("memory_bytes", static_cast<double>(s.memory_bytes));
   check("dram_bw_bytes_per_s", s.dram_bw_bytes_per_s);
   check("l2_bw_bytes_per_s", s.l2_bw_bytes_per_s);
@@ -506,6 +509,7 @@ DeviceSpec parse_device_spec_json(const std::string& text, const std::string& or
   s.max_team_scratch_bytes = r.integer("max_team_scratch_bytes", false);
   s.scratch_per_cu_bytes = r.integer("scratch_per_cu_bytes", false);
   s.l2_bytes = r.integer("l2_bytes", false);
+  s.private_cache_bytes = r.integer("private_cache_bytes", false);
   s.memory_bytes = r.integer("memory_bytes", false);
   s.dram_bw_bytes_per_s = r.num("dram_bw_bytes_per_s", true, true);
   s.l2_bw_bytes_per_s = r.num("l2_bw_bytes_per_s", false);
@@ -568,6 +572,7 @@ std::string device_spec_to_json(const DeviceSpec& s, int indent) {
   j["max_team_scratch_bytes"] = s.max_team_scratch_bytes;
   j["scratch_per_cu_bytes"] = s.scratch_per_cu_bytes;
   j["l2_bytes"] = s.l2_bytes;
+  j["private_cache_bytes"] = s.private_cache_bytes;
   j["memory_bytes"] = s.memory_bytes;
   j["dram_bw_bytes_per_s"] = s.dram_bw_bytes_per_s;
   j["l2_bw_bytes_per_s"] = s.l2_bw_bytes_per_s;
@@ -712,6 +717,7 @@ HostCpuInfo read_host_cpu_info() {
     info.clock_source = "maximum clock from cpufreq (cpuinfo_max_freq)";
   }
   int llc_level = 0;
+  std::int64_t l2 = 0;
   for (int i = 0; i < 16; ++i) {
     const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
     const std::string level = read_first_line(dir + "level");
@@ -720,11 +726,25 @@ HostCpuInfo read_host_cpu_info() {
     const std::int64_t size = parse_cache_size(read_first_line(dir + "size"));
     const int lv = std::atoi(level.c_str());
     if (lv == 1 && type == "Data") info.l1d_bytes = size;
+    if (lv == 2 && type != "Instruction") l2 = size;
     if (lv >= llc_level && type != "Instruction") {
       llc_level = lv;
       info.llc_bytes = size;
     }
   }
+#if defined(_SC_LEVEL1_DCACHE_SIZE) && defined(_SC_LEVEL2_CACHE_SIZE) && defined(_SC_LEVEL3_CACHE_SIZE)
+  // Some VMs have no cache folders in /sys; glibc still answers from CPUID.
+  if (llc_level == 0) {
+    const long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE), l2c = sysconf(_SC_LEVEL2_CACHE_SIZE),
+               l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l1 > 0) info.l1d_bytes = l1;
+    if (l2c > 0) l2 = l2c;
+    llc_level = l3 > 0 ? 3 : l2c > 0 ? 2 : 0;
+    info.llc_bytes = l3 > 0 ? l3 : l2c > 0 ? l2c : 0;
+  }
+#endif
+  // Below a shared L3 the L2 is a core's own on current x86 and Arm server cores.
+  if (llc_level > 2) info.l2_private_bytes = l2;
   return info;
 }
 
@@ -743,6 +763,7 @@ DeviceSpec derive_host_spec(const HostCpuInfo& info) {
   s.max_team_scratch_bytes = rules.max_team_scratch_bytes;
   s.scratch_per_cu_bytes = info.l1d_bytes;
   s.l2_bytes = info.llc_bytes;
+  s.private_cache_bytes = info.l2_private_bytes;
   s.dram_bw_bytes_per_s = rules.dram_bw_bytes_per_s_per_core * std::max(1, info.physical_cores);
   s.launch_overhead_s = rules.launch_overhead_s;
   s.estimated = true;
@@ -763,7 +784,7 @@ DeviceSpec derive_host_spec(const HostCpuInfo& info) {
         << info.clock_ghz << " GHz (" << (info.clock_source.empty() ? "clock unknown" : info.clock_source)
         << "). DRAM bandwidth is a placeholder (" << rules.dram_bw_bytes_per_s_per_core / 1e9
         << " GB/s per core); put a measured STREAM figure in a --file spec. Matrix units (AMX, SME) are not "
-           "modelled; scratch_per_cu is the L1d, l2_bytes the last-level cache.";
+           "modelled; scratch_per_cu is the L1d, l2_bytes the last-level cache, private_cache a core's L2.";
   s.notes = notes.str();
   return s;
 }

@@ -42,7 +42,11 @@ struct DeviceSpec {
   std::int64_t max_team_scratch_bytes = 0;
   std::int64_t scratch_per_cu_bytes = 0;  // shared memory / LDS per SM or CU (hardware)
   std::int64_t l2_bytes = 0;              // L2 or last-level cache
-  std::int64_t memory_bytes = 0;          // device memory capacity (0 when not known)
+  // The cache each compute unit keeps to itself between scratch/L1 and l2_bytes: a CPU core's L2 when
+  // l2_bytes is a shared L3. 0 where there is none or it is unknown. `ridgeline ceilings` sizes its
+  // last-level-cache working set past it, so that what it labels LLC-resident is not core-private.
+  std::int64_t private_cache_bytes = 0;
+  std::int64_t memory_bytes = 0;  // device memory capacity (0 when not known)
   double dram_bw_bytes_per_s = 0;
   double l2_bw_bytes_per_s = 0;  // 0 when unpublished
   double launch_overhead_s = 0;  // the floor one kernel launch costs, typical rather than datasheet
@@ -101,6 +105,7 @@ struct HostCpuInfo {
   bool native_fp16 = false;  // FP16 arithmetic at twice the FP32 rate (AVX512-FP16)
   bool native_bf16 = false;  // BF16 dot products at twice the FP32 rate (AVX512-BF16)
   std::int64_t l1d_bytes = 0;
+  std::int64_t l2_private_bytes = 0;  // a core's own L2 when a larger last level is shared (else 0)
   std::int64_t llc_bytes = 0;
 };
 

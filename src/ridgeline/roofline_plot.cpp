@@ -25,10 +25,46 @@ struct Curve {
   double ridge;
 };
 
+// A measured ceiling as drawn: a polyline in data coordinates.
+struct MeasuredCurve {
+  const MeasuredRoofLine* line;
+  std::string color;
+  std::vector<std::pair<double, double>> points;
+};
+
 struct Layout {
   std::vector<Curve> curves;
+  std::vector<MeasuredCurve> measured;
   double xmin, xmax, ymin, ymax;
 };
+
+// Spec roofs, one colour each, kept clear of the implementations' point colours (series_style).
+const char* roof_color(std::size_t i) {
+  static const char* colors[] = {"#1f77b4", "#d62728", "#17becf", "#bcbd22", "#393b79", "#ad494a", "#637939"};
+  return colors[i % 7];
+}
+
+// Measured bandwidth ceilings: one shade per level, light to dark from scratch to memory.
+const char* level_color(ceilings::Level l) {
+  switch (l) {
+    case ceilings::Level::scratch:
+      return "#6baed6";
+    case ceilings::Level::cache:
+      return "#756bb1";
+    case ceilings::Level::memory:
+      return "#252525";
+  }
+  return "#252525";
+}
+
+bool selected(const std::vector<RoofSelection>& roofs, DType d, Unit u) {
+  return std::any_of(roofs.begin(), roofs.end(),
+                     [&](const RoofSelection& r) { return r.dtype == d && r.unit == u; });
+}
+
+std::string source_word(const DeviceSpec& s) {
+  return s.estimated ? "estimate" : "datasheet";
+}
 
 std::string clean_label(std::string s) {
   std::replace(s.begin(), s.end(), '"', '\'');
@@ -77,6 +113,35 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
     pmax = std::max(pmax, c.peak_gflops);
     bwmin = std::min(bwmin, c.bw_gbs);
   }
+  // Measured ceilings: bandwidths always, compute roofs of the selected dtypes and units. A compute
+  // ceiling is reached along the same device's measured bandwidth at the plot's level, else the spec's.
+  const ceilings::Level slope_level =
+      opt.level == roofline::MemoryLevel::dram ? ceilings::Level::memory : ceilings::Level::cache;
+  auto slope_of = [&](std::size_t spec_index) {
+    double bw = 0;
+    for (const auto& m : opt.measured)
+      if (m.bandwidth && m.spec_index == spec_index && m.level == slope_level) bw = std::max(bw, m.value);
+    return bw > 0 ? bw : roofline::bandwidth(specs[spec_index], opt.level) / 1e9;
+  };
+  std::vector<const MeasuredRoofLine*> drawn;
+  for (const auto& m : opt.measured) {
+    if (m.spec_index >= specs.size())
+      throw std::invalid_argument("roofline plot: measured ceiling '" + m.label + "' names device " +
+                                  std::to_string(m.spec_index) + " of " + std::to_string(specs.size()));
+    if (!(m.value > 0) || !std::isfinite(m.value))
+      throw std::invalid_argument("roofline plot: measured ceiling '" + m.label +
+                                  "' needs a positive, finite figure");
+    if (m.bandwidth) {
+      bwmin = std::min(bwmin, m.value);
+      drawn.push_back(&m);
+    } else if (selected(roofs, m.dtype, m.unit)) {
+      const double ridge = m.value / slope_of(m.spec_index);
+      imin = std::min(imin, ridge);
+      imax = std::max(imax, ridge);
+      pmax = std::max(pmax, m.value);
+      drawn.push_back(&m);
+    }
+  }
   for (const auto& p : points) {
     if (!(p.intensity > 0) || !(p.gflops > 0) || !std::isfinite(p.intensity) || !std::isfinite(p.gflops))
       throw std::invalid_argument("roofline plot: measured point '" + p.label +
@@ -102,6 +167,36 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
           " GB/s): check field 'peak_flops' and field '" +
           (opt.level == roofline::MemoryLevel::dram ? "dram_bw_bytes_per_s" : "l2_bw_bytes_per_s") +
           "' of the specs");
+  // The polylines, now that the axes are known.
+  std::size_t extra_color = l.curves.size();
+  for (const MeasuredRoofLine* m : drawn) {
+    MeasuredCurve mc{m, "", {}};
+    if (m->bandwidth) {
+      // Up to the device's highest compute roof drawn, spec or measured.
+      double cap = 0;
+      for (const auto& c : l.curves)
+        if (c.spec_index == static_cast<int>(m->spec_index)) cap = std::max(cap, c.peak_gflops);
+      for (const MeasuredRoofLine* o : drawn)
+        if (!o->bandwidth && o->spec_index == m->spec_index) cap = std::max(cap, o->value);
+      if (!(cap > 0)) cap = l.ymax;
+      mc.color = level_color(m->level);
+      mc.points = {{l.xmin, m->value * l.xmin},
+                   {std::min(l.xmax, cap / m->value), std::min(cap, m->value * l.xmax)}};
+    } else {
+      const double bw = slope_of(m->spec_index);
+      mc.color = roof_color(extra_color++);
+      for (std::size_t i = 0; i < l.curves.size(); ++i)
+        if (l.curves[i].spec_index == static_cast<int>(m->spec_index) && l.curves[i].roof.dtype == m->dtype &&
+            l.curves[i].roof.unit == m->unit) {
+          mc.color = roof_color(i);
+          --extra_color;
+        }
+      // Flat from where the measured memory slope (drawn by its own line) reaches it.
+      mc.points.push_back({std::max(l.xmin, m->value / bw), m->value});
+      mc.points.push_back({l.xmax, m->value});
+    }
+    l.measured.push_back(mc);
+  }
   return l;
 }
 
@@ -125,11 +220,6 @@ std::string terminal_for(const std::string& out_path) {
   if (ext == "png") return "pngcairo size 1100,860 background rgb 'white' font 'sans,11'";
   if (ext == "pdf") return "pdfcairo size 11in,8.6in font 'sans,11'";
   throw std::invalid_argument("roofline plot: output '" + out_path + "' must end in .svg, .png or .pdf");
-}
-
-const char* device_color(int i) {
-  static const char* colors[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf"};
-  return colors[i % 7];
 }
 
 // The measured points' series in order of first appearance: one data block and legend entry each.
@@ -210,6 +300,22 @@ std::string png_twin_of(const std::string& out_path, const PlotOptions& opt) {
 
 }  // namespace
 
+std::vector<MeasuredRoofLine> measured_roof_lines(const ceilings::DeviceCeilings& c, std::size_t spec_index) {
+  std::vector<MeasuredRoofLine> out;
+  for (const ceilings::Roof* r : ceilings::plotted_roofs(c)) {
+    MeasuredRoofLine m;
+    m.spec_index = spec_index;
+    m.bandwidth = r->kind == "bandwidth";
+    m.level = r->level;
+    m.dtype = r->dtype;
+    m.unit = r->unit;
+    m.value = r->value / 1e9;
+    m.label = m.bandwidth ? r->label : to_string(r->dtype) + " " + to_string(r->unit) + ", " + r->kernel;
+    out.push_back(m);
+  }
+  return out;
+}
+
 SeriesStyle series_style(const std::string& series) {
   if (series == "ridgeline") return {"Ridgeline", "#e6550d", 7};
   if (series == "openblas") return {"OpenBLAS (vendor BLAS)", "#2ca02c", 5};
@@ -272,6 +378,12 @@ std::string roofline_plot_data(const std::vector<DeviceSpec>& specs, const std::
            << clean_label(points[i].label) << "\"\n";
     os << "\n\n";
   }
+  // One block per measured ceiling, after the points so that the blocks above keep their indices.
+  for (const auto& mc : l.measured) {
+    os << "# measured ceiling, " << mc.line->label << ": intensity[FLOP/B] GFLOP/s\n";
+    for (const auto& [x, y] : mc.points) os << x << " " << y << "\n";
+    os << "\n\n";
+  }
   return os.str();
 }
 
@@ -295,17 +407,17 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
   os << "set format x '%g'\nset format y '%g'\n";
   os << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
   // Below the plot area, so the legend never covers a point or a roof.
-  os << "set key below font ',10' maxrows 6\n";
+  os << "set key below font ',10' maxrows " << (opt.measured.empty() ? 6 : 9) << "\n";
   const std::string data = gp_quote(data_path);
   std::vector<std::string> plots;
   for (std::size_t i = 0; i < l.curves.size(); ++i) {
     const Curve& c = l.curves[i];
+    // Solid: the spec's roof, named by where its figures come from; measured ceilings are dashed.
     const std::string title = c.spec->key + " " + to_string(c.roof.dtype) + " " + to_string(c.roof.unit) +
-                              " (" + fmt(c.peak_gflops / 1e3, 4) + " TF/s, " + fmt(c.bw_gbs / 1e3, 3) +
-                              " TB/s, I*=" + fmt(c.ridge) + ")";
+                              ", " + source_word(*c.spec) + " (" + fmt(c.peak_gflops / 1e3, 4) + " TF/s, " +
+                              fmt(c.bw_gbs / 1e3, 3) + " TB/s, I*=" + fmt(c.ridge) + ")";
     plots.push_back(data + " index " + std::to_string(i) + " using 1:2 with lines lw 2 lc rgb '" +
-                    device_color(c.spec_index) + "' dt " + std::to_string(1 + c.roof_index % 5) + " title " +
-                    gp_quote(clean_label(title)));
+                    roof_color(i) + "' dt 1 title " + gp_quote(clean_label(title)));
   }
   const std::size_t ridge_block = l.curves.size();
   plots.push_back(data + " index " + std::to_string(ridge_block) +
@@ -318,6 +430,16 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
     plots.push_back(data + " index " + std::to_string(ridge_block + 1 + k) + " using 1:2 with points pt " +
                     std::to_string(st.point_type) + " ps 1.1 lc rgb '" + st.color + "' title " +
                     gp_quote(clean_label(st.title)));
+  }
+  const std::size_t measured_block = ridge_block + 1 + series.size();
+  for (std::size_t k = 0; k < l.measured.size(); ++k) {
+    const MeasuredCurve& mc = l.measured[k];
+    const std::string figure =
+        mc.line->bandwidth ? fmt(mc.line->value, 4) + " GB/s" : fmt(mc.line->value, 4) + " GFLOP/s";
+    const std::string who = specs.size() > 1 ? specs[mc.line->spec_index].key + " " : "";
+    plots.push_back(data + " index " + std::to_string(measured_block + k) +
+                    " using 1:2 with lines lw 1.6 lc rgb '" + mc.color + "' dt 2 title " +
+                    gp_quote(clean_label("measured: " + who + mc.line->label + ": " + figure)));
   }
   // Numbers, not labels, beside the points (the key is a table under the plot); a number that had to
   // move away from a crowded point gets a thin leader line back to it.

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ridgeline/ceilings.hpp"
 #include "ridgeline/device_spec.hpp"
 #include "ridgeline/roofline.hpp"
 
@@ -46,8 +47,26 @@ struct RoofSelection {
   Unit unit = Unit::vector;
 };
 
+// A measured ceiling (`ridgeline ceilings`), drawn dashed beside the spec's solid roofs. A bandwidth
+// ceiling is a slope that stops at the device's highest compute roof; a compute ceiling is flat from
+// where the device's measured memory bandwidth (the spec's where none was measured) reaches it.
+struct MeasuredRoofLine {
+  std::size_t spec_index = 0;  // the device it was measured on: an index into the plot's specs
+  bool bandwidth = false;
+  ceilings::Level level = ceilings::Level::memory;  // bandwidth ceilings
+  DType dtype = DType::fp64;                        // compute ceilings: drawn when the plot selects
+  Unit unit = Unit::vector;                         // their dtype and unit, in that spec roof's colour
+  double value = 0;                                 // GB/s or GFLOP/s
+  std::string label;                                // legend text: what was measured
+};
+// The roofs of a measured set to draw: per level the faster of copy and triad, and every compute roof.
+std::vector<MeasuredRoofLine> measured_roof_lines(const ceilings::DeviceCeilings&, std::size_t spec_index);
+
 struct PlotOptions {
   std::string title = "Roofline";
+  // Measured ceilings, dashed. Spec roofs are solid and their legend says where their figures come from
+  // (datasheet or estimate).
+  std::vector<MeasuredRoofLine> measured;
   roofline::MemoryLevel level = roofline::MemoryLevel::dram;
   std::string gnuplot;  // program to run; empty: $RIDGELINE_GNUPLOT, else "gnuplot" from PATH
   // With an .svg output, also write <stem>.png (gnuplot's pngcairo terminal: no other tool needed), so

@@ -1,0 +1,95 @@
+#pragma once
+// Register-resident rate loops for `ridgeline ceilings` (apps/ridgeline/ceilings_kernels.cpp): how fast
+// Ridgeline's own tensor-core instructions run when nothing else is in the way. They issue the GEMM
+// micro-kernels' instruction wrappers, DmmaSm90MicroKernel::mma (DMMA m16n8k16, FP64) and
+// HmmaSm80MicroKernel::mma (HMMA m16n8k16, FP16/BF16 into FP32), on fragments already in registers, so
+// the rate is the instruction's, not the kernels' staging. This replaces the idea of
+// perf/fp64_pipe_probe.cu (a standalone nvcc program) with loops any Kokkos CUDA build runs. Also the
+// FP16 vector rate: HFMA2 chains (two FP16 FMAs per instruction), which no GEMM kernel issues.
+//
+// The build targets sm_90 (the DMMA shape exists from sm_90 on; HMMA from sm_80). Every loop keeps
+// kRateChains independent accumulators per lane, enough to cover the pipes' latency with 16 warps per
+// SM, and returns them, so the caller can check them against the exact result and no compiler can drop
+// an instruction whose output is unused.
+#include <Kokkos_Core.hpp>
+#include <ridgeline/backends/cuda/dmma_sm90.hpp>
+#include <ridgeline/backends/cuda/hmma_sm80.hpp>
+#include <ridgeline/detail/compat.hpp>
+#include <ridgeline/half.hpp>
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+
+namespace ridgeline::backends::cuda {
+namespace ceiling_rates {
+
+inline constexpr int kRateChains = 8;
+
+// The smallest configurations the micro-kernels accept: one warp, one instruction per K step.
+struct DmmaRateCfg {
+  static constexpr int bm = 16, bn = 8, bk = 16, warp_m = 16, warp_n = 8, tm = 2, tn = 2;
+  static constexpr int pad_a = 0, pad_b = 0, team_size = 32;
+};
+struct HmmaRateCfg {
+  static constexpr int bm = 16, bn = 16, bk = 16, warp_m = 16, warp_n = 16, tm = 2, tn = 4;
+  static constexpr int pad_a = 0, pad_b = 0, team_size = 32;
+};
+
+// acc[c] += A B, `steps` times for each of the kRateChains accumulators, with this lane's fragments a
+// (A, 16 x 16) and b (B, 16 x 8). With A and B all ones, every accumulator element grows by 16 a step.
+KOKKOS_INLINE_FUNCTION void dmma_rate(double (&acc)[kRateChains][4], const double (&a)[8],
+                                      const double (&b)[4], long steps) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using Mk = DmmaSm90MicroKernel<DmmaRateCfg, double, double>;
+  for (long s = 0; s < steps; ++s) {
+    RIDGELINE_UNROLL
+    for (int c = 0; c < kRateChains; ++c) Mk::mma(acc[c], a, b);
+  }
+#else
+  (void)acc, (void)a, (void)b, (void)steps;
+  Kokkos::abort("ridgeline: the DMMA rate loop runs on sm_90 devices only");
+#endif
+}
+
+// The same with HMMA: T is ridgeline::half_t or ridgeline::bhalf_t, each register two 16-bit values.
+template <class T>
+KOKKOS_INLINE_FUNCTION void hmma_rate(float (&acc)[kRateChains][4], const unsigned (&a)[4],
+                                      const unsigned (&b)[2], long steps) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  using Mk = HmmaSm80MicroKernel<HmmaRateCfg, T, float>;
+  for (long s = 0; s < steps; ++s) {
+    RIDGELINE_UNROLL
+    for (int c = 0; c < kRateChains; ++c) Mk::mma(acc[c], a, b);
+  }
+#else
+  (void)acc, (void)a, (void)b, (void)steps;
+  Kokkos::abort("ridgeline: the HMMA rate loop runs on sm_80 and later devices only");
+#endif
+}
+
+// FP16 vector FMA chains: lanes holds 2 kRateChains FP16 values (as floats, exact), each advanced
+// `steps` times by a <- a * x + y through HFMA2 and returned the same way.
+KOKKOS_INLINE_FUNCTION void hfma2_rate(float (&lanes)[2 * kRateChains], float x, float y, long steps) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 530
+  __half2 acc[kRateChains];
+  RIDGELINE_UNROLL
+  for (int c = 0; c < kRateChains; ++c) acc[c] = __floats2half2_rn(lanes[2 * c], lanes[2 * c + 1]);
+  const __half2 hx = __float2half2_rn(x), hy = __float2half2_rn(y);
+  for (long s = 0; s < steps; ++s) {
+    RIDGELINE_UNROLL
+    for (int c = 0; c < kRateChains; ++c) acc[c] = __hfma2(acc[c], hx, hy);
+  }
+  RIDGELINE_UNROLL
+  for (int c = 0; c < kRateChains; ++c) {
+    lanes[2 * c] = __low2float(acc[c]);
+    lanes[2 * c + 1] = __high2float(acc[c]);
+  }
+#else
+  (void)lanes, (void)x, (void)y, (void)steps;
+  Kokkos::abort("ridgeline: the HFMA2 rate loop runs on CUDA devices only");
+#endif
+}
+
+}  // namespace ceiling_rates
+}  // namespace ridgeline::backends::cuda
