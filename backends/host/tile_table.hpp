@@ -31,12 +31,13 @@ struct GemmTilesFp64 {
 };
 
 // Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the portable micro-kernel, 4 x 4
-// complex accumulators per micro-tile, each multiply-add four real FMAs. A 64 x 64 tile, K steps of
-// 256 (complex<float>) or 128 (complex<double>): 128 KB each of A and B, and 32 (64) KB of scratch
-// accumulator, near the fp32 entry's 270 KB of L2. Correct first; not swept.
-template <int kBk>
+// complex accumulators per micro-tile, each multiply-add four real FMAs. A 64 x 64 tile, K steps of 64:
+// A and B 32 (64) KB each in complex<float> (complex<double>), the scratch accumulator as much. A team
+// runs its whole tile over whole K steps (the K tail is zeros in scratch), so the tile's size is also the
+// least a product costs: with 64 x 64 x 256 (complex<float>) the reference tester cblat3, whose products
+// are a few elements wide, ran 36 s against sblat3's 7 (two loaded cores). Correct first; not swept.
 struct GemmTilesComplex {
-  static constexpr int bm = 64, bn = 64, bk = kBk;
+  static constexpr int bm = 64, bn = 64, bk = 64;
   static constexpr int tm = 4, tn = 4, fm = 4, fn = 4;
   static constexpr int pad_a = 0, pad_b = 0;
   static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
@@ -77,8 +78,7 @@ struct Tiles {
   template <class T>
   using gemm_entries =
       std::conditional_t<detail::is_complex_v<T>,
-                         detail::GemmEntries<detail::GemmEntry<GemmTilesComplex<sizeof(T) == 16 ? 128 : 256>,
-                                                               detail::when::any>>,
+                         detail::GemmEntries<detail::GemmEntry<GemmTilesComplex, detail::when::any>>,
                          detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
                                              detail::GemmEntry<gemm<T>, detail::when::any>>>;
   // Batched products (dispatch_batched.hpp): medium matrices run the one tile entry, each team a tile
