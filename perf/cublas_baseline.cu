@@ -16,11 +16,16 @@
 // 16-bit, y float, FP32 compute: cuBLAS's own mixed-precision GEMV), CUBLAS_DEFAULT_MATH.
 // tf32 GEMM: cublasGemmEx, A, B and C CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT,
 // CUBLAS_DEFAULT_MATH; a tf32 GEMV is cublasSgemv in CUBLAS_DEFAULT_MATH (TF32 does not apply).
+// cf32/cf64 (complex<float>/complex<double>, transposes N, T or C): cublasCgemm in
+// CUBLAS_PEDANTIC_MATH (no TF32) and cublasZgemm in CUBLAS_DEFAULT_MATH (its FP64 tensor cores, the
+// number issue 18's targets name), cublasCgemv pedantic and cublasZgemv default. Their buffers are filled
+// and judged as interleaved (real, imaginary) pairs, as ridgeline-perf does with Kokkos::complex.
 // Batched GEMM (a shape's batch=N): cublasSgemmStridedBatched / cublasDgemmStridedBatched over the
 // matrices stored one after another (stride rows x cols), math modes as for single products; fp32 and
 // fp64 only, other dtypes are skipped with a message. The result signature covers the matrices
 // ridgeline-perf checks (check_matrices: the first, a middle one and the last), every element of each.
 // The config column names the call and its types; the math column the math mode.
+#include <cuComplex.h>
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -170,10 +175,29 @@ __global__ void fill_bits_kernel(T* p, std::size_t n, std::uint64_t seed, int bi
     store_value(p + i, input_value_bits(seed, i, bits));
 }
 
+// Complex elements as their (real, imaginary) parts.
+template <class T>
+struct ComplexOf {
+  static constexpr bool value = false;
+};
+template <>
+struct ComplexOf<cuComplex> {
+  static constexpr bool value = true;
+  using real = float;
+};
+template <>
+struct ComplexOf<cuDoubleComplex> {
+  static constexpr bool value = true;
+  using real = double;
+};
+
 template <class T>
 void fill(T* p, std::size_t n, std::uint64_t seed, int bits = 0) {
   constexpr bool narrow = std::is_same<T, __half>::value || std::is_same<T, __nv_bfloat16>::value;
-  if constexpr (narrow) {
+  if constexpr (ComplexOf<T>::value) {
+    using R = typename ComplexOf<T>::real;
+    fill_kernel<R><<<1024, 256>>>(reinterpret_cast<R*>(p), 2 * n, seed);
+  } else if constexpr (narrow) {
     fill_bits_kernel<T><<<1024, 256>>>(p, n, seed, bits);
   } else if constexpr (std::is_same<T, float>::value) {
     if (bits > 0)
@@ -216,13 +240,19 @@ __global__ void signature_kernel(const T* p, std::size_t n, std::size_t first, d
 
 // The signature of the check run's output over check_matrices(s) (the whole output for a single
 // product), each `per` elements long.
+// Complex outputs: over their parts, element i's at 2i and 2i + 1, as ridgeline-perf's signature does.
 template <class T>
 void signature(const T* p, const ShapeSpec& s, double* d_acc, double& norm, double& probe) {
   const std::size_t per = std::size_t(s.matrix_out_elems());
   CUDA_CHECK(cudaMemset(d_acc, 0, 2 * sizeof(double)));
   for (const std::int64_t g : check_matrices(s)) {
     const std::size_t first = std::size_t(g) * per;
-    signature_kernel<T><<<512, 256>>>(p + first, per, first, d_acc);
+    if constexpr (ComplexOf<T>::value) {
+      using R = typename ComplexOf<T>::real;
+      signature_kernel<R><<<512, 256>>>(reinterpret_cast<const R*>(p + first), 2 * per, 2 * first, d_acc);
+    } else {
+      signature_kernel<T><<<512, 256>>>(p + first, per, first, d_acc);
+    }
     CUDA_CHECK(cudaGetLastError());
   }
   double h[2];
@@ -241,7 +271,7 @@ T* device_alloc(std::size_t n) {
 // ---- cuBLAS calls --------------------------------------------------------------------------------
 
 cublasOperation_t op_of(char t) {
-  return t == 'N' ? CUBLAS_OP_N : CUBLAS_OP_T;
+  return t == 'N' ? CUBLAS_OP_N : t == 'C' ? CUBLAS_OP_C : CUBLAS_OP_T;
 }
 
 void gemm_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const float* A, const float* B,
@@ -261,6 +291,36 @@ void gemv_call(cublasHandle_t h, const ShapeSpec& s, const float* alpha, const f
 void gemv_call(cublasHandle_t h, const ShapeSpec& s, const double* alpha, const double* A, const double* x,
                const double* beta, double* y) {
   CUBLAS_CHECK(cublasDgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
+}
+
+void gemm_call(cublasHandle_t h, const ShapeSpec& s, const cuComplex* alpha, const cuComplex* A,
+               const cuComplex* B, const cuComplex* beta, cuComplex* C) {
+  CUBLAS_CHECK(cublasCgemm(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n), int(s.k), alpha, A,
+                           int(s.a_rows()), B, int(s.b_rows()), beta, C, int(s.m)));
+}
+void gemm_call(cublasHandle_t h, const ShapeSpec& s, const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+               const cuDoubleComplex* B, const cuDoubleComplex* beta, cuDoubleComplex* C) {
+  CUBLAS_CHECK(cublasZgemm(h, op_of(s.trans_a()), op_of(s.trans_b()), int(s.m), int(s.n), int(s.k), alpha, A,
+                           int(s.a_rows()), B, int(s.b_rows()), beta, C, int(s.m)));
+}
+void gemv_call(cublasHandle_t h, const ShapeSpec& s, const cuComplex* alpha, const cuComplex* A,
+               const cuComplex* x, const cuComplex* beta, cuComplex* y) {
+  CUBLAS_CHECK(cublasCgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
+}
+void gemv_call(cublasHandle_t h, const ShapeSpec& s, const cuDoubleComplex* alpha, const cuDoubleComplex* A,
+               const cuDoubleComplex* x, const cuDoubleComplex* beta, cuDoubleComplex* y) {
+  CUBLAS_CHECK(cublasZgemv(h, op_of(s.trans_a()), int(s.m), int(s.n), alpha, A, int(s.m), x, 1, beta, y, 1));
+}
+
+// alpha and beta (real, from the command line) in the compute type.
+template <class T>
+T scalar_of(double v) {
+  if constexpr (std::is_same<T, cuComplex>::value)
+    return make_cuComplex(float(v), 0.0f);
+  else if constexpr (std::is_same<T, cuDoubleComplex>::value)
+    return make_cuDoubleComplex(v, 0.0);
+  else
+    return T(v);
 }
 
 // A batch: A, B and C each hold their matrices one after another, rows x cols as stored apart.
@@ -339,6 +399,10 @@ std::string call_name(const ShapeSpec& s) {
     case Precision::tf32:
       return gemm ? "cublasGemmEx(A,B,C CUDA_R_32F; CUBLAS_COMPUTE_32F_FAST_TF32; CUBLAS_GEMM_DEFAULT)"
                   : "cublasSgemv (TF32 does not apply to GEMV)";
+    case Precision::cf32:
+      return gemm ? "cublasCgemm" : "cublasCgemv";
+    case Precision::cf64:
+      return gemm ? "cublasZgemm" : "cublasZgemv";
   }
   return "?";
 }
@@ -382,11 +446,11 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
   Out* out = device_alloc<Out>(nc);
   CUDA_CHECK(cudaDeviceSynchronize());
 
-  // alpha and beta in the compute type: float for everything but fp64.
-  const Out alpha = Out(opt.alpha), beta = Out(opt.beta);
+  // alpha and beta in the compute type: float for everything but fp64 and the complex types.
+  const Out alpha = scalar_of<Out>(opt.alpha), beta = scalar_of<Out>(opt.beta);
   const bool tf32 = s.precision == Precision::tf32;
   auto call = [&](const In* a, const In* b, Out* c) {
-    if constexpr (std::is_same<In, Out>::value) {
+    if constexpr (std::is_same<In, Out>::value && !ComplexOf<In>::value) {
       if (batched) {  // fp32 and fp64 (main skips the other dtypes)
         gemm_batched_call(h, s, &alpha, a, b, &beta, c);
         return;
@@ -405,12 +469,12 @@ std::vector<PerfRecord> run_shape(cublasHandle_t h, const ShapeSpec& s, const Op
   };
 
   std::vector<Math> maths;
-  if (s.precision == Precision::fp32)
+  if (s.precision == Precision::fp32 || s.precision == Precision::cf32)
     maths = {{CUBLAS_PEDANTIC_MATH, "pedantic"}};
   else if (gemm && s.precision == Precision::fp64)
     maths = {{CUBLAS_DEFAULT_MATH, "default"}, {CUBLAS_PEDANTIC_MATH, "pedantic"}};
   else
-    maths = {{CUBLAS_DEFAULT_MATH, "default"}};  // fp64 GEMV; fp16, bf16, tf32
+    maths = {{CUBLAS_DEFAULT_MATH, "default"}};  // fp64 GEMV; fp16, bf16, tf32; cf64
 
   cudaEvent_t start, stop;
   CUDA_CHECK(cudaEventCreate(&start));
@@ -567,6 +631,12 @@ int main(int argc, char** argv) {
         break;
       case Precision::bf16:
         r = run_shape<__nv_bfloat16, float>(h, s, opt, rotate_bytes, config, d_acc);
+        break;
+      case Precision::cf32:
+        r = run_shape<cuComplex>(h, s, opt, rotate_bytes, config, d_acc);
+        break;
+      case Precision::cf64:
+        r = run_shape<cuDoubleComplex>(h, s, opt, rotate_bytes, config, d_acc);
         break;
     }
     for (const auto& x : r)

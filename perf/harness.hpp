@@ -66,11 +66,29 @@ using Batch = Kokkos::View<Scalar***, Kokkos::LayoutLeft, MemSpace>;
 // column-major storage order, which is what cublas_baseline.cu uses too. bits > 0 draws values with
 // that many significant bits (input_value_bits: fp16, bf16 and tf32 inputs); 16-bit element types
 // need it.
+// Complex elements (cf32, cf64): the view as its interleaved (real, imaginary) pairs, twice as many reals.
+template <class T>
+struct ComplexParts {
+  static constexpr bool value = false;
+};
+template <class R>
+struct ComplexParts<Kokkos::complex<R>> {
+  static constexpr bool value = true;
+  using real = R;
+};
+
+// Complex views are filled as their interleaved parts: element i is (value 2i, value 2i + 1), which the
+// cuBLAS program, filling its cuComplex buffers as reals, reproduces.
 template <class ViewType>
 void fill_inputs(const ViewType& v, std::uint64_t seed, int bits = 0) {
   using Scalar = typename ViewType::non_const_value_type;
   Scalar* p = v.data();
-  if constexpr (sizeof(Scalar) == 2) {
+  if constexpr (ComplexParts<Scalar>::value) {
+    using R = typename ComplexParts<Scalar>::real;
+    fill_inputs(Kokkos::View<R*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(reinterpret_cast<R*>(p),
+                                                                                    2 * v.size()),
+                seed, bits);
+  } else if constexpr (sizeof(Scalar) == 2) {
     if (bits <= 0 || bits > 11) throw std::invalid_argument("ridgeline-perf: 16-bit inputs need 1..11 bits");
     Kokkos::parallel_for(
         "ridgeline_perf::fill16", Kokkos::RangePolicy<ExecSpace>(0, std::int64_t(v.size())),
@@ -91,21 +109,26 @@ void fill_inputs(const ViewType& v, std::uint64_t seed, int bits = 0) {
 }
 
 template <class T>
-KOKKOS_INLINE_FUNCTION double widen(const T& v) {
+KOKKOS_INLINE_FUNCTION auto widen(const T& v) {
   if constexpr (std::is_arithmetic_v<T>)
     return double(v);
+  else if constexpr (ComplexParts<T>::value)
+    return Kokkos::complex<double>(v.real(), v.imag());
   else
     return double(static_cast<float>(v));  // ridgeline::half_t, ridgeline::bhalf_t
 }
 
-// The reference for rows no in-process library computes (16-bit inputs): C = alpha op(A) op(B) +
-// beta C in double, one output element per thread, a plain loop over K. Element (i, p) of op(A) is
-// a[i * a_i + p * a_p], (p, j) of op(B) is b[p * b_p + j * b_j]; C is m x n column-major, leading
-// dimension m. A GEMV is the case n = 1. It runs once per shape, untimed, so plain is enough.
+// The reference for rows no in-process library computes (16-bit inputs; complex ones on device builds):
+// C = alpha op(A) op(B) + beta C in double (complex<double>), one output element per thread, a plain loop
+// over K. Element (i, p) of op(A) is a[i * a_i + p * a_p], conjugated where conj_a (C), (p, j) of op(B) is
+// b[p * b_p + j * b_j], conjugated where conj_b; C is m x n column-major, leading dimension m. A GEMV is
+// the case n = 1. It runs once per shape, untimed, so plain is enough.
+// nvcc's extended lambdas may not first-capture inside an if constexpr: the real and complex loops are
+// functions of their own, and reference_product (below) picks one.
 template <class In, class Out>
-void reference_product(std::int64_t m, std::int64_t n, std::int64_t k, const In* a, std::int64_t a_i,
-                       std::int64_t a_p, const In* b, std::int64_t b_p, std::int64_t b_j, double alpha,
-                       double beta, Out* c) {
+void reference_product_real(std::int64_t m, std::int64_t n, std::int64_t k, const In* a, std::int64_t a_i,
+                            std::int64_t a_p, const In* b, std::int64_t b_p, std::int64_t b_j, double alpha,
+                            double beta, Out* c) {
   Kokkos::parallel_for(
       "ridgeline_perf::reference", Kokkos::RangePolicy<ExecSpace>(0, m * n),
       KOKKOS_LAMBDA(const std::int64_t e) {
@@ -128,6 +151,45 @@ void reference_product(std::int64_t m, std::int64_t n, std::int64_t k, const In*
       });
 }
 
+template <class In, class Out>
+void reference_product_complex(std::int64_t m, std::int64_t n, std::int64_t k, const In* a, std::int64_t a_i,
+                               std::int64_t a_p, const In* b, std::int64_t b_p, std::int64_t b_j,
+                               double alpha, double beta, Out* c, bool conj_a, bool conj_b) {
+  using W = Kokkos::complex<double>;
+  Kokkos::parallel_for(
+      "ridgeline_perf::reference_complex", Kokkos::RangePolicy<ExecSpace>(0, m * n),
+      KOKKOS_LAMBDA(const std::int64_t e) {
+        const std::int64_t i = e % m, j = e / m;
+        const In* ar = a + i * a_i;
+        const In* bc = b + j * b_j;
+        W acc(0);
+        for (std::int64_t p = 0; p < k; ++p) {
+          const W x = widen(ar[p * a_p]), y = widen(bc[p * b_p]);
+          acc += (conj_a ? Kokkos::conj(x) : x) * (conj_b ? Kokkos::conj(y) : y);
+        }
+        W r = alpha * acc;
+        if (beta != 0) r += beta * widen(c[e]);
+        c[e] = Out(r.real(), r.imag());
+      });
+}
+
+// The reference for rows no in-process library computes (16-bit inputs; complex ones on device builds):
+// C = alpha op(A) op(B) + beta C in double (complex<double>), one output element per thread, a plain loop
+// over K. Element (i, p) of op(A) is a[i * a_i + p * a_p], conjugated where conj_a (C), (p, j) of op(B) is
+// b[p * b_p + j * b_j], conjugated where conj_b (complex types only); C is m x n column-major, leading
+// dimension m. A GEMV is the case n = 1. It runs once per shape, untimed, so plain is enough.
+template <class In, class Out>
+void reference_product(std::int64_t m, std::int64_t n, std::int64_t k, const In* a, std::int64_t a_i,
+                       std::int64_t a_p, const In* b, std::int64_t b_p, std::int64_t b_j, double alpha,
+                       double beta, Out* c, bool conj_a = false, bool conj_b = false) {
+  if constexpr (ComplexParts<In>::value) {
+    reference_product_complex(m, n, k, a, a_i, a_p, b, b_p, b_j, alpha, beta, c, conj_a, conj_b);
+  } else {
+    (void)conj_a, (void)conj_b;
+    reference_product_real(m, n, k, a, a_i, a_p, b, b_p, b_j, alpha, beta, c);
+  }
+}
+
 // The numbers a result is judged by: its norm, its +-1 probe, and its distance to a reference.
 struct ResultSignature {
   double norm = NAN;
@@ -143,7 +205,7 @@ struct SignatureSums {
 // out's elements are elements first_index, first_index + 1, ... of the whole output: the probe weighs
 // them by that index, so a range of a batch contributes what it does to the whole batch's probe.
 template <class ViewType>
-SignatureSums signature_sums(const ViewType& out, const ViewType& ref, std::int64_t first_index = 0) {
+SignatureSums signature_sums_real(const ViewType& out, const ViewType& ref, std::int64_t first_index) {
   using Policy = Kokkos::RangePolicy<ExecSpace>;
   const auto* p = out.data();
   const std::int64_t n = std::int64_t(out.size());
@@ -170,6 +232,24 @@ SignatureSums signature_sums(const ViewType& out, const ViewType& ref, std::int6
     s.diff_sq = NAN;
   }
   return s;
+}
+
+// signature_sums_real for any output. Complex outputs are judged as their interleaved parts (real output
+// index 2i and 2i + 1), as the cuBLAS program judges its cuComplex buffers: the norm, the probe and the
+// distance are the same numbers.
+template <class ViewType>
+SignatureSums signature_sums(const ViewType& out, const ViewType& ref, std::int64_t first_index = 0) {
+  using Scalar = typename ViewType::non_const_value_type;
+  if constexpr (ComplexParts<Scalar>::value) {
+    using R = typename ComplexParts<Scalar>::real;
+    using Parts = Kokkos::View<const R*, MemSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+    const auto parts = [](const ViewType& v) {
+      return Parts(reinterpret_cast<const R*>(v.data()), v.data() ? 2 * v.size() : 0);
+    };
+    return signature_sums_real(parts(out), parts(ref), 2 * first_index);
+  } else {
+    return signature_sums_real(out, ref, first_index);
+  }
 }
 
 inline ResultSignature signature_of(const SignatureSums& s) {

@@ -20,7 +20,8 @@ import sys
 KEY = ("op", "trans", "shape", "dtype")
 # fp16/bf16/tf32 inputs are exact in their format and their products exact in float: FP32
 # accumulation is the only error, as in shape_spec.hpp check_tolerance.
-EPS = {"fp32": 5.96e-8, "fp64": 1.11e-16, "fp16": 5.96e-8, "bf16": 5.96e-8, "tf32": 5.96e-8}
+EPS = {"fp32": 5.96e-8, "fp64": 1.11e-16, "fp16": 5.96e-8, "bf16": 5.96e-8, "tf32": 5.96e-8,
+       "cf32": 5.96e-8, "cf64": 1.11e-16}
 
 
 def read_rows(path):
@@ -43,13 +44,15 @@ def key_of(row):
 def reduction_len(row):
     if row["op"] == "gemm":
         return int(row["k"])
-    # GEMV: x has n entries for "N" and m for "T".
+    # GEMV: x has n entries for "N" and m for "T" and "C".
     return int(row["n"]) if row["trans"] == "N" else int(row["m"])
 
 
 def tolerance(row):
-    """The same bound ridgeline-perf uses (shape_spec.hpp check_tolerance)."""
-    return 4.0 * (reduction_len(row) + 2) * EPS[row["dtype"]]
+    """The same bound ridgeline-perf uses (shape_spec.hpp check_tolerance): each part of a complex dot
+    product of length K is a real one of length 2K."""
+    length = reduction_len(row) * (2 if row["dtype"] in ("cf32", "cf64") else 1)
+    return 4.0 * (length + 2) * EPS[row["dtype"]]
 
 
 def check_against(mine, other):
@@ -196,7 +199,7 @@ def main(argv=None):
               f"Kokkos: {r0.get('kokkos', '?')}")
     md.append(f"- ridgeline-perf: `{r0.get('command', '')}`")
     md.append(f"- cublas_baseline: `{meta['cublas'].get('command', '')}` ({meta['cublas'].get('date_utc', '?')})")
-    md.append("- time = median per call (ms); GFLOP/s = 2MNK (x batch) or 2MN / time; ratios = Ridgeline GFLOP/s / "
+    md.append("- time = median per call (ms); GFLOP/s = 2MNK (x batch) or 2MN (8MNK, 8MN complex) / time; ratios = Ridgeline GFLOP/s / "
               "baseline GFLOP/s (>1: Ridgeline faster); eff = measured / roofline-attainable (FP vector peak; the matrix-unit peak for Ridgeline's tensor-core entries)")
     md.append("- % peak = GEMM GFLOP/s over the dtype's datasheet peak, GEMV GB/s over the datasheet DRAM bandwidth; "
               "BW÷copy = GEMV GB/s over the copy bandwidth measured in the same ridgeline-perf run "

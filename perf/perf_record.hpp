@@ -37,7 +37,7 @@ struct PerfRecord {
   int calls_per_sample = 0;                            // back-to-back calls inside one timed sample
   int buffer_sets = 0;                                 // rotated input/output sets
   double rotate_bytes = NAN;                           // bytes of all rotated sets together
-  double gflops = NAN;                                 // 2MNK (GEMM) or 2MN (GEMV) / median time, 1e9 FLOP/s
+  double gflops = NAN;                                 // 2MNK or 2MN (complex: 8MNK, 8MN) / time, 1e9 FLOP/s
   double gbs = NAN;                                    // ideal-model bytes / median time, 1e9 B/s
   double ratio_vendor = NAN;  // this impl's GFLOP/s over the vendor baseline's (>1: faster)
   double ratio_kk = NAN;      // this impl's GFLOP/s over Kokkos Kernels' (>1: faster)

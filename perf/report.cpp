@@ -51,8 +51,8 @@ std::size_t shape_width(const std::vector<PerfRecord>& rows) {
 
 void print_results_table(std::ostream& out, const std::vector<PerfRecord>& rows, const std::string& vendor) {
   const std::size_t sw = shape_width(rows);
-  out << "Results: time = median per call over the timed samples (ms); GFLOP/s = 2MNK (x batch) or 2MN / "
-         "time (1e9 FLOP/s);\n"
+  out << "Results: time = median per call over the timed samples (ms); GFLOP/s = 2MNK (x batch) or 2MN "
+         "(complex: 8MNK, 8MN) / time (1e9 FLOP/s);\n"
       << "GB/s = ideal-model bytes / time (1e9 B/s); x" << vendor << " and xKK = GFLOP/s ratio to " << vendor
       << " and Kokkos Kernels (>1 is faster);\n"
       << "eff = measured / roofline-attainable; check = rel. Frobenius error vs the reference impl.\n";
@@ -112,7 +112,9 @@ void write_json_file(const std::string& path, const std::vector<PerfRecord>& row
   meta["backend"] = info.backend;
   meta["kokkos"] = info.kokkos;
   meta["units"] = {{"median_ms", "milliseconds per call"},
-                   {"gflops", "1e9 FLOP/s, FLOP = 2MNK (GEMM; times batch for a batch) or 2MN (GEMV)"},
+                   {"gflops",
+                    "1e9 FLOP/s, FLOP = 2MNK (GEMM; times batch for a batch) or 2MN (GEMV); 8MNK and 8MN for "
+                    "complex dtypes"},
                    {"batch", "matrices of a batched GEMM (shape MxNxK:batch=B); 1 for a single product"},
                    {"gbs", "1e9 bytes/s of the ideal traffic model"},
                    {"intensity_flop_per_byte", "FLOP per byte, ideal traffic model"},

@@ -159,15 +159,24 @@ std::string gemv_config_string(const ridgeline::GemvConfig& g) {
 
 // ---- the implementations ----------------------------------------------------------------------
 
-// The scalar type of alpha, beta and the accumulator: float for float and the 16-bit inputs.
+// Complex inputs (cf32, cf64): Kokkos::complex<float / double>, their own scalar type.
 template <class In>
-using AccOf = std::conditional_t<std::is_same_v<In, double>, double, float>;
+constexpr bool complex_v = ComplexParts<In>::value;
+
+// The scalar type of alpha, beta and the accumulator: float for float and the 16-bit inputs, the element
+// type for double and the complex types.
+template <class In>
+using AccOf = std::conditional_t<std::is_same_v<In, double> || complex_v<In>, In, float>;
 
 // Kokkos Kernels and OpenBLAS run only rows of one element type (fp32, fp64): KokkosBlas::gemm 3.4
 // has no mixed 16-bit-in, float-out form, OpenBLAS 0.3.21 no FP16 GEMM. Those rows are checked
-// against reference_product instead.
+// against reference_product instead. So are complex rows, which OpenBLAS runs (cgemm, zgemm) but Kokkos
+// Kernels does not here: its complex GEMM and GEMV would add their instantiations to this program's
+// compile for a baseline the vendor libraries already give.
 template <class In, class Out>
 constexpr bool single_type_v = std::is_same_v<In, Out>&& std::is_arithmetic_v<In>;
+template <class In, class Out>
+constexpr bool openblas_runs_v = single_type_v<In, Out> || (complex_v<In> && std::is_same_v<In, Out>);
 
 // A tf32 row is an fp32 product that allows TF32 (Ridgeline's opt-in, cuBLAS's TF32 math mode).
 ridgeline::Math math_of(const ShapeSpec& s) {
@@ -311,7 +320,9 @@ std::vector<Impl<In, Out>> make_batched_impls(const ShapeSpec& s, const Context&
 
 template <class In, class Out>
 std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
-  if (s.batch > 1) return make_batched_impls<In, Out>(s, ctx);
+  if constexpr (!complex_v<In>) {  // parse_shape refuses complex batches; gemm_batched takes real types
+    if (s.batch > 1) return make_batched_impls<In, Out>(s, ctx);
+  }
   using Scalar = AccOf<In>;
   const char ta[2] = {s.trans_a(), 0};
   const char tb[2] = {s.trans_b(), 0};
@@ -321,8 +332,8 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
   std::vector<Impl<In, Out>> impls;
 
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
-  // First, because it is the reference the others are checked against.
-  if constexpr (single_type_v<In, Out>) {
+  // First, because it is the reference the others are checked against (complex rows: checked itself).
+  if constexpr (openblas_runs_v<In, Out>) {
     if (wanted(ctx.opt, impl_openblas)) {
       Impl<Scalar> im;
       im.name = impl_openblas;
@@ -332,13 +343,21 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
       if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
         im.config +=
             std::string(" (OPENBLAS_CORETYPE set by ridgeline-perf; the library picked ") + picked + ")";
-      const CBLAS_TRANSPOSE cta = tra == "N" ? CblasNoTrans : CblasTrans;
-      const CBLAS_TRANSPOSE ctb = trb == "N" ? CblasNoTrans : CblasTrans;
+      const auto letter = [](const std::string& t) {
+        return t == "N" ? CblasNoTrans : t == "C" ? CblasConjTrans : CblasTrans;
+      };
+      const CBLAS_TRANSPOSE cta = letter(tra), ctb = letter(trb);
       if (s.op == Op::gemm) {
         im.call = [=](const Operands<Scalar>& o) {
           const int m = int(s.m), n = int(s.n), k = int(s.k);
           const int lda = int(o.a.extent(0)), ldb = int(o.b.extent(0)), ldc = int(o.c.extent(0));
-          if constexpr (sizeof(Scalar) == 4)
+          if constexpr (complex_v<Scalar> && sizeof(Scalar) == 8)
+            cblas_cgemm(CblasColMajor, cta, ctb, m, n, k, &alpha, o.a.data(), lda, o.b.data(), ldb, &beta,
+                        o.c.data(), ldc);
+          else if constexpr (complex_v<Scalar>)
+            cblas_zgemm(CblasColMajor, cta, ctb, m, n, k, &alpha, o.a.data(), lda, o.b.data(), ldb, &beta,
+                        o.c.data(), ldc);
+          else if constexpr (sizeof(Scalar) == 4)
             cblas_sgemm(CblasColMajor, cta, ctb, m, n, k, alpha, o.a.data(), lda, o.b.data(), ldb, beta,
                         o.c.data(), ldc);
           else
@@ -348,7 +367,11 @@ std::vector<Impl<In, Out>> make_impls(const ShapeSpec& s, const Context& ctx) {
       } else {
         im.call = [=](const Operands<Scalar>& o) {
           const int m = int(o.a.extent(0)), n = int(o.a.extent(1));
-          if constexpr (sizeof(Scalar) == 4)
+          if constexpr (complex_v<Scalar> && sizeof(Scalar) == 8)
+            cblas_cgemv(CblasColMajor, cta, m, n, &alpha, o.a.data(), m, o.x.data(), 1, &beta, o.y.data(), 1);
+          else if constexpr (complex_v<Scalar>)
+            cblas_zgemv(CblasColMajor, cta, m, n, &alpha, o.a.data(), m, o.x.data(), 1, &beta, o.y.data(), 1);
+          else if constexpr (sizeof(Scalar) == 4)
             cblas_sgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
           else
             cblas_dgemv(CblasColMajor, cta, m, n, alpha, o.a.data(), m, o.x.data(), 1, beta, o.y.data(), 1);
@@ -401,7 +424,7 @@ Operands<In, Out> make_operands(const ShapeSpec& s, std::uint64_t seed, int set)
   Operands<In, Out> o;
   const std::string tag = std::to_string(set);
   const int bits = input_bits(s.precision);  // A, B, x in the input format; C, y full width
-  if (s.batch > 1) {
+  if (!complex_v<In> && s.batch > 1) {
     // Storage order is (i, j, g) column-major, the index order of cublas_baseline's contiguous buffers.
     o.a3 = Batch<In>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "A" + tag), s.a_rows(), s.a_cols(),
                      s.batch);
@@ -435,15 +458,16 @@ Operands<In, Out> make_operands(const ShapeSpec& s, std::uint64_t seed, int set)
 template <class In, class Out>
 void run_reference(const ShapeSpec& s, const In* a, std::int64_t lda, const In* b, std::int64_t ldb,
                    double alpha, double beta, Out* out) {
-  // op(A)(i, p): A(i, p) = a[i + p lda] for "N", A(p, i) = a[p + i lda] for "T".
+  // op(A)(i, p): A(i, p) = a[i + p lda] for "N", A(p, i) = a[p + i lda] for "T" and "C" (conjugated).
   const std::int64_t a_i = s.trans_a() == 'N' ? 1 : lda, a_p = s.trans_a() == 'N' ? lda : 1;
+  const bool conj_a = s.trans_a() == 'C';
   if (s.op == Op::gemm) {
-    // op(B)(p, j): B(p, j) = b[p + j ldb] for "N", B(j, p) = b[j + p ldb] for "T".
+    // op(B)(p, j): B(p, j) = b[p + j ldb] for "N", B(j, p) = b[j + p ldb] for "T" and "C".
     const std::int64_t b_p = s.trans_b() == 'N' ? 1 : ldb, b_j = s.trans_b() == 'N' ? ldb : 1;
-    reference_product(s.m, s.n, s.k, a, a_i, a_p, b, b_p, b_j, alpha, beta, out);
+    reference_product(s.m, s.n, s.k, a, a_i, a_p, b, b_p, b_j, alpha, beta, out, conj_a, s.trans_b() == 'C');
   } else {
     reference_product(s.y_len(), std::int64_t(1), s.x_len(), a, a_i, a_p, b, std::int64_t(1), std::int64_t(0),
-                      alpha, beta, out);
+                      alpha, beta, out, conj_a);
   }
 }
 
@@ -514,7 +538,7 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
   std::vector<PerfRecord> rows;
   std::string ref_name;
   double ref_norm = 0;
-  if (batched) {
+  if (!complex_v<In> && batched) {
     // Every implementation against reference_product, in double, on the checked matrices: they start
     // from the check output's fill (beta != 0 reads it), copied before the reference overwrites them.
     fill_inputs(check_out, tensor_seed(ctx.opt.seed, Tensor::check_out, 0));
@@ -558,14 +582,16 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
       rows.push_back(r);
       continue;
     }
-    if (r.impl == impl_ridgeline && batched) {
-      // The path gemm_batched takes (small or tiles) depends on the extents, strides and device.
-      const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
-      const auto cfg = ridgeline::gemm_batched_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a3,
-                                                           check.b3, ridgeline::BatchLayout::right);
-      r.tile = cfg;
-      r.config = "gemm_batched " + tile_config_string(cfg);
-      if (s.precision == Precision::tf32) r.config += " (exact FP32: gemm_batched takes no Math)";
+    if constexpr (!complex_v<In>) {
+      if (r.impl == impl_ridgeline && batched) {
+        // The path gemm_batched takes (small or tiles) depends on the extents, strides and device.
+        const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
+        const auto cfg = ridgeline::gemm_batched_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a3,
+                                                             check.b3, ridgeline::BatchLayout::right);
+        r.tile = cfg;
+        r.config = "gemm_batched " + tile_config_string(cfg);
+        if (s.precision == Precision::tf32) r.config += " (exact FP32: gemm_batched takes no Math)";
+      }
     }
     if (r.impl == impl_ridgeline && s.op == Op::gemm && !batched) {
       // Which table entry runs depends on the operands' strides and alignment.
@@ -636,6 +662,10 @@ ridgeline::DType dtype_of(Precision p) {
       return ridgeline::DType::bf16;
     case Precision::tf32:
       return ridgeline::DType::tf32;
+    case Precision::cf32:  // complex: real FLOPs on the real type's units
+      return ridgeline::DType::fp32;
+    case Precision::cf64:
+      return ridgeline::DType::fp64;
   }
   return ridgeline::DType::fp32;
 }
@@ -681,10 +711,12 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
     // One element type: the roofline module's model. 16-bit inputs with float outputs: the same model
     // with each tensor at its own width (perf_record.hpp ideal_bytes).
     // A batch: batch times one product's flops and bytes, so its intensity is one matrix's.
+    // Complex: the real models at the complex element's bytes, with 8 real FLOPs per multiply-add.
     ridgeline::roofline::Traffic traffic =
         s.narrow_inputs()  ? ridgeline::roofline::Traffic{s.flops(), ideal_bytes(s, beta_nonzero)}
         : s.op == Op::gemm ? ridgeline::roofline::gemm_ideal(s.m, s.n, s.k, s.elem_bytes(), beta_nonzero)
                            : ridgeline::roofline::gemv_ideal(s.m, s.n, s.elem_bytes(), beta_nonzero);
+    if (s.is_complex()) traffic = ridgeline::roofline::complex_traffic(traffic);
     if (!s.narrow_inputs()) {
       traffic.flops *= double(s.batch);
       traffic.bytes *= double(s.batch);
@@ -714,6 +746,7 @@ void annotate(std::vector<PerfRecord>& rows, const Context& ctx) {
                                              : default_tile_config<float>();
         auto tt = ridgeline::roofline::gemm_tile_traffic(s.m, s.n, s.k, s.in_bytes(), beta_nonzero, cfg,
                                                          double(ctx.spec.l2_bytes));
+        if (s.is_complex()) tt = ridgeline::roofline::complex_traffic(tt);
         // The model counts C at the inputs' width; a float C of 16-bit inputs moves the difference too.
         tt.bytes += double(s.out_bytes() - s.in_bytes()) * double(s.m) * double(s.n) * (beta_nonzero ? 2 : 1);
         if (tt.bytes > 0) r.tile_intensity = tt.flops / tt.bytes;
@@ -754,7 +787,8 @@ void write_plot(const std::string& path, const std::vector<PerfRecord>& rows, co
     // The vector roof of the dtype is always drawn (fp32 for 16-bit and TF32 inputs, which the vector
     // units multiply-add in FP32); a matrix-unit row adds its own.
     const ridgeline::RoofSelection roof = roof_of(r);
-    const bool widened = r.shape.precision != Precision::fp32 && r.shape.precision != Precision::fp64;
+    const bool widened = r.shape.precision == Precision::fp16 || r.shape.precision == Precision::bf16 ||
+                         r.shape.precision == Precision::tf32;
     add_roof({widened ? ridgeline::DType::fp32 : roof.dtype, ridgeline::Unit::vector});
     if (roof.unit == ridgeline::Unit::matrix) add_roof(roof);
   }
@@ -791,10 +825,13 @@ double host_llc_bytes() {
 int run(int argc, char** argv) {
   Options opt;
   CLI::App app{"ridgeline-perf: GEMM/GEMV through Ridgeline, Kokkos Kernels and the vendor BLAS"};
-  app.add_option("--shapes", opt.shapes,
-                 "preset (quick-host, host-2048, h200, h200-half, cliffs, cliffs-host, batched, "
-                 "batched-host) or list like gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 "
-                 "fp64 fp16 bf16 tf32; a strided batch of GEMMs: gemm:NN:32x32x32:fp64:batch=30000");
+  app.add_option(
+      "--shapes", opt.shapes,
+      "preset (quick-host, host-2048, h200, h200-half, cliffs, cliffs-host, batched, "
+      "batched-host, complex, complex-host) or list like "
+      "gemm:NN:4096x4096x4096:fp32,gemv:T:8192x8192:fp64; dtypes fp32 fp64 fp16 bf16 tf32 cf32 cf64 "
+      "(complex, transposes N, T or C: gemm:CN:4096x4096x4096:cf64); a strided batch of GEMMs: "
+      "gemm:NN:32x32x32:fp64:batch=30000");
   app.add_option(
          "--impls", opt.impls,
          "implementations to run: ridgeline, kokkos-kernels, openblas, ridgeline-team_gemm (batched rows)")
@@ -1000,6 +1037,12 @@ int run(int argc, char** argv) {
         // float operands, Math::allow_tf32 (exact FP32 where the build has no TF32 path; the
         // config column says which ran).
         r = run_shape<float>(s, ctx);
+        break;
+      case Precision::cf32:
+        r = run_shape<Kokkos::complex<float>>(s, ctx);
+        break;
+      case Precision::cf64:
+        r = run_shape<Kokkos::complex<double>>(s, ctx);
         break;
     }
     if (plain) std::cout << " done\n";

@@ -20,7 +20,8 @@
 #
 # Knobs (environment): SHAPES (default h200; h200-half for the fp16/bf16/tf32 rows, batched for issue 14's
 # strided batches against cublas?gemmStridedBatched), PERF_ARGS (extra ridgeline-perf/cublas arguments),
-# CUDA_ARCH (default sm_90), SANITIZER_FILTER (gtest filter for the sanitizer runs, default '*'),
+# CUDA_ARCH (default sm_90), GTEST_FILTER (gtest filter for step 2, default '*'), SANITIZER_FILTER (gtest
+# filter for the sanitizer runs, default '*'),
 # SANITIZER_STEP_S (the most seconds one sanitizer run may take, default 100; racecheck of the full
 # reduced test_gemm_cuda needs about 150, so a record with RIDGELINE_GPU_BUDGET_S near 570 passes 160),
 # RIDGELINE_GIT_SHA (overrides the sha baked into ridgeline-perf).
@@ -31,6 +32,7 @@ out=${2:-${OUT:?set OUT or pass OUT_DIR}}
 shapes=${SHAPES:-h200}
 arch=${CUDA_ARCH:-sm_90}
 san_filter=${SANITIZER_FILTER:-*}
+gtest_filter=${GTEST_FILTER:-*}
 budget=${RIDGELINE_GPU_BUDGET_S:-450}
 perf_args=${PERF_ARGS:-}
 san_step=${SANITIZER_STEP_S:-100}
@@ -105,7 +107,8 @@ probe_pid=$!
 # 2. GoogleTest on Kokkos::Cuda, full size.
 for t in "${tests[@]}"; do
   name=$(basename "$t")
-  run "gtest:$name" "$(step_limit 90)" "$t" --gtest_color=no --gtest_output="xml:$logs/$name.xml"
+  run "gtest:$name" "$(step_limit 90)" "$t" --gtest_color=no --gtest_filter="$gtest_filter" \
+    --gtest_output="xml:$logs/$name.xml"
   grep -E '^\[  (PASSED|FAILED)|tests? ran' "$logs/gtest:$name.log" | tail -n 3 | sed 's/^/    /' | tee -a "$summary" >/dev/null
 done
 

@@ -23,7 +23,10 @@ enum class Op { gemm, gemv };
 // fp16/bf16: A and B (A and x) in IEEE binary16 / bfloat16, C (y) in float, FP32 accumulation.
 // tf32: float in and out, products on the matrix unit's TF32 path (FP32 accumulation); the inputs are
 // generated exactly representable in TF32, so the result is held to the FP32 tolerance.
-enum class Precision { fp32, fp64, fp16, bf16, tf32 };
+// cf32/cf64: complex<float> / complex<double> in and out (CGEMM/ZGEMM, CGEMV/ZGEMV), stored as
+// interleaved (real, imaginary) pairs; the transpose letters may also be C (conjugate transpose). A
+// complex multiply-add is 8 real FLOPs, and an element is twice its real type's bytes.
+enum class Precision { fp32, fp64, fp16, bf16, tf32, cf32, cf64 };
 
 // One measured case. GEMM: C(m x n) = alpha op(A)(m x k) op(B)(k x n) + beta C.
 // GEMV: A is m x n as stored; y = alpha op(A) x + beta y (k is unused and 0).
@@ -32,20 +35,22 @@ enum class Precision { fp32, fp64, fp16, bf16, tf32 };
 // another (cuBLAS's strided-batched layout: the stride between matrices is rows x cols as stored).
 struct ShapeSpec {
   Op op = Op::gemm;
-  std::string trans = "NN";  // "NN".."TT" for GEMM, "N"/"T" for GEMV
+  std::string trans = "NN";  // "NN".."TT" for GEMM, "N"/"T" for GEMV; C too for complex dtypes
   std::int64_t m = 0, n = 0, k = 0;
   Precision precision = Precision::fp32;
   std::int64_t batch = 1;  // matrices of a batched GEMM; 1 for a single product (and every GEMV)
 
   char trans_a() const { return trans[0]; }
   char trans_b() const { return trans.size() > 1 ? trans[1] : 'N'; }
+  bool is_complex() const { return precision == Precision::cf32 || precision == Precision::cf64; }
   // Bytes of an input element (A, B, x) and of an output element (C, y).
   int in_bytes() const {
-    return precision == Precision::fp64                                     ? 8
+    return precision == Precision::cf64                                     ? 16
+           : (precision == Precision::fp64 || precision == Precision::cf32) ? 8
            : (precision == Precision::fp16 || precision == Precision::bf16) ? 2
                                                                             : 4;
   }
-  int out_bytes() const { return precision == Precision::fp64 ? 8 : 4; }
+  int out_bytes() const { return std::max(in_bytes(), 4); }
   // The inputs' element size; C and y may be wider (out_bytes).
   int elem_bytes() const { return in_bytes(); }
   bool narrow_inputs() const { return in_bytes() < out_bytes(); }
@@ -64,10 +69,12 @@ struct ShapeSpec {
   std::int64_t matrix_out_elems() const { return op == Op::gemm ? m * n : y_len(); }
   std::int64_t out_elems() const { return matrix_out_elems() * batch; }
 
+  // Real FLOPs per multiply-add: 2, or 8 for complex (four multiplies, four adds).
+  double flops_per_mac() const { return is_complex() ? 8.0 : 2.0; }
   // The whole batch's: a batch's intensity is one matrix's, since flops and bytes both scale with it.
   double flops() const {
-    return double(batch) *
-           (op == Op::gemm ? 2.0 * double(m) * double(n) * double(k) : 2.0 * double(m) * double(n));
+    return double(batch) * flops_per_mac() *
+           (op == Op::gemm ? double(m) * double(n) * double(k) : double(m) * double(n));
   }
 };
 
@@ -96,6 +103,10 @@ inline const char* precision_name(Precision p) {
       return "bf16";
     case Precision::tf32:
       return "tf32";
+    case Precision::cf32:
+      return "cf32";
+    case Precision::cf64:
+      return "cf64";
   }
   return "?";
 }
@@ -170,7 +181,7 @@ inline ShapeSpec parse_shape(const std::string& text) {
     throw std::invalid_argument("unknown op '" + parts[0] + "' in shape '" + text + "'");
   s.trans = detail::upper(parts[1]);
   const std::size_t want_trans = s.op == Op::gemm ? 2 : 1;
-  if (s.trans.size() != want_trans || s.trans.find_first_not_of("NT") != std::string::npos)
+  if (s.trans.size() != want_trans || s.trans.find_first_not_of("NTC") != std::string::npos)
     throw std::invalid_argument("bad transpose '" + parts[1] + "' in shape '" + text + "'");
   const auto ext = detail::split(parts[2], 'x');
   const std::size_t want_ext = s.op == Op::gemm ? 3 : 2;
@@ -189,8 +200,16 @@ inline ShapeSpec parse_shape(const std::string& text) {
     s.precision = Precision::bf16;
   else if (parts[3] == "tf32")
     s.precision = Precision::tf32;
+  else if (parts[3] == "cf32" || parts[3] == "c32")
+    s.precision = Precision::cf32;
+  else if (parts[3] == "cf64" || parts[3] == "c64")
+    s.precision = Precision::cf64;
   else
     throw std::invalid_argument("unknown dtype '" + parts[3] + "' in shape '" + text + "'");
+  // C (conjugate transpose) is T for real types: one spelling per real case keeps records joinable.
+  if (!s.is_complex() && s.trans.find('C') != std::string::npos)
+    throw std::invalid_argument("transpose C in shape '" + text + "' is for complex dtypes (cf32, cf64); " +
+                                "for real ones it is T");
   if (parts.size() == 5) {
     const std::string key = "batch=";
     if (parts[4].compare(0, key.size(), key) != 0)
@@ -198,6 +217,8 @@ inline ShapeSpec parse_shape(const std::string& text) {
     if (s.op != Op::gemm)
       throw std::invalid_argument("batch in shape '" + text +
                                   "': only GEMM is measured batched (batched GEMV is not supported yet)");
+    if (s.is_complex())
+      throw std::invalid_argument("batch in shape '" + text + "': batched GEMM takes real types only");
     s.batch = detail::parse_extent(parts[4].substr(key.size()), text, "batch count");
   }
   return s;
@@ -234,7 +255,8 @@ inline std::string batched_preset(double bytes) {
 // shapes catch K-small and M-small dispatch); h200-half is the 16-bit and TF32 sweep of issue 12;
 // batched and batched-host are issue 14's strided batches, about 1 GB (GPU) and 64 MB (host) a case.
 inline std::vector<std::string> preset_names() {
-  return {"quick-host", "host-2048", "h200", "h200-half", "cliffs", "cliffs-host", "batched", "batched-host"};
+  return {"quick-host",  "host-2048", "h200",         "h200-half", "cliffs",
+          "cliffs-host", "batched",   "batched-host", "complex",   "complex-host"};
 }
 
 inline std::string preset_list(const std::string& name) {
@@ -309,6 +331,20 @@ inline std::string preset_list(const std::string& name) {
   // Issue 14: uniform strided batches. A GPU case is about 1 GB, far past the H200's 60 MB L2 (one buffer
   // set per case); a host case about 64 MB, quick on two cores, with rotation (--rotate-bytes) adding
   // sets past the last-level cache.
+  // Issue 18's complex targets: ZGEMM and CGEMM NN 8192^3, C on either side at 4096^3, ZGEMV and CGEMV in
+  // N, T and C at 16384^2 (H200); complex-host the host's, ZGEMM and CGEMM 2048^3 against OpenBLAS, with
+  // C on either side and the three GEMV letters at sizes a few cores run quickly.
+  if (name == "complex")
+    return "gemm:NN:8192x8192x8192:cf64,gemm:NN:8192x8192x8192:cf32,"
+           "gemm:CN:4096x4096x4096:cf64,gemm:NC:4096x4096x4096:cf64,"
+           "gemm:CN:4096x4096x4096:cf32,gemm:NC:4096x4096x4096:cf32,"
+           "gemv:N:16384x16384:cf64,gemv:T:16384x16384:cf64,gemv:C:16384x16384:cf64,"
+           "gemv:N:16384x16384:cf32,gemv:T:16384x16384:cf32,gemv:C:16384x16384:cf32";
+  if (name == "complex-host")
+    return "gemm:NN:2048x2048x2048:cf64,gemm:NN:2048x2048x2048:cf32,"
+           "gemm:CN:1024x1024x1024:cf64,gemm:NC:1024x1024x1024:cf32,"
+           "gemv:N:4096x4096:cf64,gemv:T:4096x4096:cf64,gemv:C:4096x4096:cf64,"
+           "gemv:N:4096x4096:cf32,gemv:C:4096x4096:cf32";
   if (name == "batched") return detail::batched_preset(1e9);
   if (name == "batched-host") return detail::batched_preset(64e6);
   return "";
@@ -486,11 +522,13 @@ constexpr std::uint64_t default_seed = 20240611ull;
 // dot-product error bound grows with K * eps; the factor absorbs blocked-summation differences.
 // fp16/bf16/tf32 inputs are exact in their format (input_value_bits) and their products exact in
 // float, so those rows err by FP32 accumulation alone: float's eps.
+// Complex rows: each part of a complex dot product of length K is a real one of length 2K.
 inline double check_tolerance(const ShapeSpec& s) {
-  const double eps = s.precision == Precision::fp64 ? 1.11e-16 : 5.96e-8;
+  const double eps = s.precision == Precision::fp64 || s.precision == Precision::cf64 ? 1.11e-16 : 5.96e-8;
   // TF32 inputs lose up to 2^-10 of themselves each, so a product up to 2^-9, whatever K is.
   const double inputs = s.precision == Precision::tf32 ? 0x1p-9 : 0.0;
-  return 4.0 * (inputs + double(s.reduction_len() + 2) * eps);
+  const double len = double(s.reduction_len()) * (s.is_complex() ? 2.0 : 1.0);
+  return 4.0 * (inputs + (len + 2) * eps);
 }
 
 }  // namespace ridgeline_perf

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The reference BLAS testers (sblat2, dblat2, sblat3, dblat3 from Debian's lapack source package,
-# fetched by the bootstrap) against libridgeline_blas.so, restricted to GEMV and GEMM.
+# The reference BLAS testers (sblat2, dblat2, cblat2, zblat2, sblat3, dblat3, cblat3, zblat3 from Debian's
+# lapack source package, fetched by the bootstrap) against libridgeline_blas.so, restricted to GEMV and
+# GEMM (complex: CGEMV, ZGEMV, CGEMM, ZGEMM, with N, T and C).
 #
 #   scripts/blas_testers.sh [dir of libridgeline_blas.so] [work dir]
 #       defaults: build/host/src/blas, build/blas-testers
@@ -25,12 +26,12 @@ mkdir -p "$work"
 cd "$work"
 
 status=0
-for t in sblat2 dblat2 sblat3 dblat3; do
+for t in sblat2 dblat2 cblat2 zblat2 sblat3 dblat3 cblat3 zblat3; do
   p=${t:0:1}
   p=${p^^}
   [ "${t: -1}" = 2 ] && routine=${p}GEMV || routine=${p}GEMM
   # Each routine's line is "<NAME> <T|F> PUT F FOR NO TEST..."; keep the tested routine's flag.
-  sed -E "/^[SD][A-Z0-9]+ +[TF] /{/^$routine /!s/^([SD][A-Z0-9]+ +)T /\1F /}" "$src/$t.in" >"$t.in"
+  sed -E "/^[SDCZ][A-Z0-9]+ +[TF] /{/^$routine /!s/^([SDCZ][A-Z0-9]+ +)T /\1F /}" "$src/$t.in" >"$t.in"
   if [ ! -x "$t" ] || [ "$src/$t.f" -nt "$t" ] || [ "$lib/libridgeline_blas.so" -nt "$t" ]; then
     gfortran -O1 -w "$src/$t.f" -o "$t" -L"$lib" -Wl,-rpath,"$lib" -lridgeline_blas -lopenblas
   fi

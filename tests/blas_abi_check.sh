@@ -21,5 +21,5 @@ while read -r word routine count; do
     { echo "blas_abi_check: the program made $count $routine calls; Ridgeline's count differs"; exit 1; }
   n=$((n + 1))
 done <"$out"
-[ "$n" -eq 8 ] || { echo "blas_abi_check: expected 8 routine counts from the program, got $n"; exit 1; }
+[ "$n" -eq 16 ] || { echo "blas_abi_check: expected 16 routine counts from the program, got $n"; exit 1; }
 echo "blas_abi_check: Ridgeline served every call${preload:+ (LD_PRELOAD)}"

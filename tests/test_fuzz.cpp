@@ -652,7 +652,8 @@ namespace {
 // to the memory check.
 std::string random_shape_list(std::mt19937_64& rng) {
   const std::vector<std::string> ops = {"gemm", "gemv"}, bad_ops = {"GEMM", "gem", "", "gemmm"};
-  const std::vector<std::string> trans = {"NN", "NT", "TN", "TT", "N", "T", "nn", "t"},
+  // C (conjugate transpose) is taken with the complex dtypes and refused, naming the shape, with real ones.
+  const std::vector<std::string> trans = {"NN", "NT", "TN", "TT", "N", "T", "nn", "t", "CN", "NC", "C", "cc"},
                                  bad_trans = {"X", "NNN", "", "NX"};
   const std::vector<std::string> extents = {"1",
                                             "2",
@@ -680,10 +681,12 @@ std::string random_shape_list(std::mt19937_64& rng) {
                                                 "0x10",
                                                 "",
                                                 "\xd9\xa3"};
-  const std::vector<std::string> dtypes = {"fp32", "fp64", "f32", "double", "float", "fp16", "bf16", "tf32"},
+  const std::vector<std::string> dtypes = {"fp32", "fp64", "f32",  "double", "float",
+                                           "fp16", "bf16", "tf32", "cf32",   "cf64"},
                                  bad_dtypes = {"fp8", "", "FP32", "FP16"};
-  const std::vector<std::string> presets = {"quick-host",  "host-2048", "h200",         "h200-half",
-                                            "cliffs-host", "h100",      "batched-host", "batched"};
+  const std::vector<std::string> presets = {"quick-host",  "host-2048",   "h200",         "h200-half",
+                                            "cliffs-host", "h100",        "batched-host", "batched",
+                                            "complex",     "complex-host"};
   // The optional fifth field of a batched GEMM (shape_spec.hpp): counts at and past the 32-bit boundary.
   const std::vector<std::string> batches = {"1", "2", "3", "30000", "2147483648", "9223372036854775807"},
                                  bad_batches = {"0", "-1", "", "1e3", "x"};

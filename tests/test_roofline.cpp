@@ -185,6 +185,21 @@ TEST(Gemv, Fp16IsAboutOneFlopPerByteAndBatchingScales) {
   EXPECT_DOUBLE_EQ(with_beta.bytes - one.bytes, 8192.0 * 2);
 }
 
+// Complex: 8 real FLOPs per multiply-add and twice the bytes per element, so ZGEMM's intensity is twice
+// DGEMM's on the same shape and ZGEMV's the same as DGEMV's (both of those per real FLOP).
+TEST(ComplexTraffic, EightFlopsPerMacAndTwiceTheBytes) {
+  const auto z = rl::gemm_ideal_complex(1024, 1024, 1024, 16, false);
+  EXPECT_DOUBLE_EQ(z.flops, 8.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(z.bytes, 3.0 * 1024 * 1024 * 16);
+  EXPECT_DOUBLE_EQ(z.intensity(), 2 * rl::gemm_ideal(1024, 1024, 1024, 8, false).intensity());
+  const auto zv = rl::gemv_ideal_complex(8192, 8192, 16, false);
+  EXPECT_DOUBLE_EQ(zv.flops, 8.0 * 8192 * 8192);
+  EXPECT_NEAR(zv.intensity(), 0.5, 0.001);  // 8 FLOPs per 16-byte element of A
+  const auto c = rl::complex_traffic(rl::gemm_ideal(100, 200, 300, 8, true));
+  EXPECT_DOUBLE_EQ(c.flops, 8.0 * 100 * 200 * 300);
+  EXPECT_DOUBLE_EQ(c.bytes, 8.0 * (100 * 300 + 300 * 200 + 2 * 100 * 200));
+}
+
 // ---- evaluate ---------------------------------------------------------------------------------------
 
 TEST(Evaluate, BoundsAndEfficiency) {

@@ -75,4 +75,68 @@ struct SharedScratchAccess {
   }
 };
 
+// The same for complex elements (the complex SIMT entries, tile_table.hpp): a Kokkos::complex<double>
+// is one 16-byte access (ld.shared.v2.f64), two Kokkos::complex<float> are one (ld.shared.v4.f32), so a
+// fragment of fm complex elements loads in fm (double) or fm / 2 (float) LDS.128. SharedScratchAccess
+// keys on the element's size alone, which would take a complex<float> for a double.
+struct ComplexSharedScratchAccess {
+  template <int W, class T, class Acc>
+  KOKKOS_FORCEINLINE_FUNCTION static void load(const T* p, Acc* out) {
+#if defined(__CUDA_ARCH__)
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (sizeof(T) == 16) {
+      RIDGELINE_UNROLL
+      for (int e = 0; e < W; ++e) {
+        double re, im;
+        asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(re), "=d"(im) : "r"(s + 16u * e));
+        out[e] = Acc(re, im);
+      }
+      return;
+    } else if constexpr (sizeof(T) == 8 && W % 2 == 0) {
+      RIDGELINE_UNROLL
+      for (int e = 0; e < W; e += 2) {
+        float x, y, z, w;
+        asm volatile("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];"
+                     : "=f"(x), "=f"(y), "=f"(z), "=f"(w)
+                     : "r"(s + 8u * e));
+        out[e] = Acc(x, y), out[e + 1] = Acc(z, w);
+      }
+      return;
+    }
+#endif
+    detail::PlainScratchAccess::template load<W>(p, out);
+  }
+
+  template <class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void store(T* p, T v) {
+#if defined(__CUDA_ARCH__)
+    const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+    if constexpr (sizeof(T) == 16) {
+      asm volatile("st.shared.v2.f64 [%0], {%1, %2};" ::"r"(s), "d"(v.real()), "d"(v.imag()) : "memory");
+      return;
+    } else if constexpr (sizeof(T) == 8) {
+      asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(s), "f"(v.real()), "f"(v.imag()) : "memory");
+      return;
+    }
+#endif
+    detail::PlainScratchAccess::store(p, v);
+  }
+
+  template <int W, class T>
+  KOKKOS_FORCEINLINE_FUNCTION static void store_packet(T* p, const T* v) {
+#if defined(__CUDA_ARCH__)
+    if constexpr (sizeof(T) == 8 && W == 2) {
+      const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(p));
+      asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(s), "f"(v[0].real()), "f"(v[0].imag()),
+                   "f"(v[1].real()), "f"(v[1].imag())
+                   : "memory");
+    } else
+#endif
+    {
+      RIDGELINE_UNROLL
+      for (int e = 0; e < W; ++e) store(p + e, v[e]);
+    }
+  }
+};
+
 }  // namespace ridgeline::backends::cuda

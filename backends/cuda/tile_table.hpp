@@ -511,6 +511,37 @@ struct GemmTilesFp32Batched32 {
 };
 struct GemmTilesFp64DmmaBatched32 : DmmaAsyncEntry<GemmTilesFp64DmmaBatched32, 32, 32, 16, 16, 2, 4> {};
 
+// Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the SIMT pipes: the portable
+// micro-kernel with complex accumulators, each multiply-add four real FMAs (fma_into), reading scratch
+// in 16-byte accesses (ComplexSharedScratchAccess), staging through registers, where 'C' operands are
+// conjugated. No tensor-core entry takes complex numbers: these are the only complex entries. Sized
+// from the real SIMT entries, not swept on a GPU yet: 128 threads, 4 x 8 complex<float> micro-tiles (64
+// float accumulators, as the fp32 entries' 8 x 8) on a 64 x 64 tile at three teams per SM (170
+// registers), or 4 x 4 complex<double> ones (64 registers of accumulators) on 64 x 32 at two (255); K
+// steps of 8, two stages of register staging. Register counts from cuobjdump --dump-resource-usage
+// (CUDA 11.8, sm_90): at 256 threads and two teams per SM (128 registers) every instance spilled 96-136
+// bytes of stack; at three teams of 128 threads complex<float> takes 162-168 registers and no stack, while
+// two of the four complex<double> orientations spilled 72-80 bytes there, and at two teams take 200-206
+// registers and no stack. Scratch: 2 x 8 x (66 + 66) x 8 B =
+// 17 KB (complex<float>), 2 x 8 x (65 + 33) x 16 B = 25 KB (complex<double>). complex<float> operands that
+// stage in 16-byte packets (two elements) take the same tiles with packet staging; a complex<double> is a
+// 16-byte packet by itself. fm, fn: one 16-byte scratch load per fragment piece, 16 lanes along m reading
+// 256 consecutive bytes.
+template <class Self, int kBm, int kBn, int kTm, int kTn, int kF, int kPad, int kMinBlocks>
+struct ComplexSimtEntry {
+  static constexpr int bm = kBm, bn = kBn, bk = 8;
+  static constexpr int tm = kTm, tn = kTn, fm = kF, fn = kF;
+  static constexpr int pad_a = kPad, pad_b = kPad;
+  static constexpr int team_size = (kBm / kTm) * (kBn / kTn), vector_length = 1, stages = 2;
+  static constexpr int min_blocks = kMinBlocks;
+  static constexpr int scratch_level = 0, group_m = 8;
+  template <class T, class Acc>
+  using micro_kernel = detail::PortableMicroKernel<Self, T, Acc, ComplexSharedScratchAccess>;
+  static constexpr const char* micro_kernel_name = "simt-complex";
+};
+struct GemmTilesComplexFloat : ComplexSimtEntry<GemmTilesComplexFloat, 64, 64, 4, 8, 2, 2, 3> {};
+struct GemmTilesComplexDouble : ComplexSimtEntry<GemmTilesComplexDouble, 64, 32, 4, 4, 1, 1, 2> {};
+
 struct GemmBatchedSmallTiles {
   static constexpr int team_size = 128, min_blocks = 8, cols_per_thread = 4;
   static constexpr int max_extent = 16, max_per_team = 64;
@@ -547,8 +578,17 @@ struct Tiles {
       detail::GemmEntries<detail::GemmEntry<HalfNarrow, detail::when::rows_at_most<HalfNarrow::bm>>,
                           detail::GemmEntry<GemmTilesHalfPackets, detail::when::packets>,
                           detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>;
+  // Complex types: the complex SIMT entries alone (by size, complex<float> would take the fp64 DMMA list).
+  using ComplexFloatEntries =
+      detail::GemmEntries<detail::GemmEntry<GemmTilesComplexFloat, detail::when::packets>,
+                          detail::GemmEntry<GemmTilesComplexFloat, detail::when::any>>;
+  using ComplexDoubleEntries =
+      detail::GemmEntries<detail::GemmEntry<GemmTilesComplexDouble, detail::when::any>>;
   template <class T>
-  using gemm_entries = by_size<T, Fp64Entries, Fp32Entries, HalfEntries>;
+  using gemm_entries =
+      std::conditional_t<detail::is_complex_v<T>,
+                         std::conditional_t<sizeof(T) == 16, ComplexDoubleEntries, ComplexFloatEntries>,
+                         by_size<T, Fp64Entries, Fp32Entries, HalfEntries>>;
   // Batched products (dispatch_batched.hpp): the small path, and the tile entries a batch of larger
   // matrices runs in one league, first match wins: for fp32 the 128 x 128 packet entry where the
   // matrices fill its tile, else the 64 x 64 small-tile entries, else the general entry. Batched
@@ -618,14 +658,16 @@ struct Tiles {
   static constexpr const char* micro_kernel_name = "simt-lds128";
   template <class T>
   using gemv_rows = GemvRowsTiles<T>;
+  // The tall rows entry and the short-row dot entry were swept on real types only: complex GEMV runs
+  // the regular ones (void and 0 turn the others off).
   template <class T>
-  using gemv_rows_tall = GemvRowsTallTiles<T>;
+  using gemv_rows_tall = std::conditional_t<detail::is_complex_v<T>, void, GemvRowsTallTiles<T>>;
   template <class T>
   using gemv_dot = GemvDotTiles<T>;
   template <class T>
   using gemv_dot_short = GemvDotShortTiles<T>;
   template <class T>
-  static constexpr std::int64_t gemv_dot_short_bytes = sizeof(T) >= 4 ? 16384 : 0;
+  static constexpr std::int64_t gemv_dot_short_bytes = sizeof(T) >= 4 && !detail::is_complex_v<T> ? 16384 : 0;
 };
 
 }  // namespace ridgeline::backends::cuda

@@ -23,6 +23,18 @@ struct GemmTilesFp64 {
   static constexpr int scratch_level = 0, group_m = 8;
 };
 
+// Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>): the portable micro-kernel with complex
+// accumulators, 4 x 4 per thread on 256 threads, K steps of 8; 2 x 8 x (65 + 65) x 16 B = 33 KB of LDS
+// for complex<double>. Compile-only, not swept.
+struct GemmTilesComplex {
+  static constexpr int bm = 64, bn = 64, bk = 8;
+  static constexpr int tm = 4, tn = 4, fm = 1, fn = 1;
+  static constexpr int pad_a = 1, pad_b = 1;
+  static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr const char* micro_kernel_name = "portable-complex";
+};
+
 template <class T>
 struct GemvRowsTiles {
   static constexpr int team_size = 512, vector_length = 1, rows = 128, unroll = 8, vec = 16 / sizeof(T);
@@ -48,9 +60,13 @@ struct Tiles {
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   // One entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp).
+  // Complex types: the one complex entry, any strides.
   template <class T>
-  using gemm_entries = detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
-                                           detail::GemmEntry<gemm<T>, detail::when::any>>;
+  using gemm_entries =
+      std::conditional_t<detail::is_complex_v<T>,
+                         detail::GemmEntries<detail::GemmEntry<GemmTilesComplex, detail::when::any>>,
+                         detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
+                                             detail::GemmEntry<gemm<T>, detail::when::any>>>;
   // Batched products (dispatch_batched.hpp): the small path, and the one tile entry for medium matrices.
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;

@@ -84,10 +84,12 @@ struct VectorMicroKernel {
 };
 
 // Inputs narrower than the accumulator (16-bit types, float accumulation) take the portable kernel,
-// which converts each scratch element as it loads it.
+// which converts each scratch element as it loads it; so do complex types, which no vector type of
+// the compiler's holds (their entries name the portable kernel themselves, tile_table.hpp).
 template <class Cfg, class T, class Acc>
-using MicroKernel = std::conditional_t<std::is_same_v<T, Acc>, VectorMicroKernel<Cfg, T, Acc>,
-                                       detail::PortableMicroKernel<Cfg, T, Acc>>;
+using MicroKernel =
+    std::conditional_t<std::is_same_v<T, Acc> && !detail::is_complex_v<T>, VectorMicroKernel<Cfg, T, Acc>,
+                       detail::PortableMicroKernel<Cfg, T, Acc>>;
 #else
 template <class Cfg, class T, class Acc>
 using MicroKernel = detail::PortableMicroKernel<Cfg, T, Acc>;

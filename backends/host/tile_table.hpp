@@ -30,6 +30,23 @@ struct GemmTilesFp64 {
   static constexpr int simd_bytes = 64;
 };
 
+// Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the portable micro-kernel, 4 x 4
+// complex accumulators per micro-tile, each multiply-add four real FMAs. A 64 x 64 tile, K steps of 64:
+// A and B 32 (64) KB each in complex<float> (complex<double>), the scratch accumulator as much. A team
+// runs its whole tile over whole K steps (the K tail is zeros in scratch), so the tile's size is also the
+// least a product costs: with 64 x 64 x 256 (complex<float>) the reference tester cblat3, whose products
+// are a few elements wide, ran 36 s against sblat3's 7 (two loaded cores). Correct first; not swept.
+struct GemmTilesComplex {
+  static constexpr int bm = 64, bn = 64, bk = 64;
+  static constexpr int tm = 4, tn = 4, fm = 4, fn = 4;
+  static constexpr int pad_a = 0, pad_b = 0;
+  static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
+  static constexpr int scratch_level = 1, group_m = 4;
+  template <class T, class Acc>
+  using micro_kernel = detail::PortableMicroKernel<GemmTilesComplex, T, Acc>;
+  static constexpr const char* micro_kernel_name = "portable-complex";
+};
+
 // GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
 // are one AVX-512 fp32 vector, and four rows share each x load. No packets (vec = 1): the compiler
 // vectorizes unit-stride loops.
@@ -56,9 +73,14 @@ struct Tiles {
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   // One entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp).
+  // Complex types: the one complex entry, any strides (staging copies line by line, which vectorizes
+  // without packets).
   template <class T>
-  using gemm_entries = detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
-                                           detail::GemmEntry<gemm<T>, detail::when::any>>;
+  using gemm_entries =
+      std::conditional_t<detail::is_complex_v<T>,
+                         detail::GemmEntries<detail::GemmEntry<GemmTilesComplex, detail::when::any>>,
+                         detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
+                                             detail::GemmEntry<gemm<T>, detail::when::any>>>;
   // Batched products (dispatch_batched.hpp): medium matrices run the one tile entry, each team a tile
   // of one matrix, the batch spread over the cores.
   template <class T>
@@ -66,7 +88,7 @@ struct Tiles {
   template <class T>
   using gemm_batched_entries = gemm_entries<T>;
   template <class Cfg, class T, class Acc>
-  using micro_kernel = MicroKernel<Cfg, T, Acc>;
+  using micro_kernel = typename detail::EntryMicroKernel<Cfg, T, Acc, MicroKernel<Cfg, T, Acc>>::type;
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
   static constexpr const char* micro_kernel_name = "host-vector";
 #else

@@ -1,7 +1,7 @@
 // libridgeline_blas.so: Ridgeline behind the Fortran BLAS and CBLAS ABIs, for applications that never
-// include a Kokkos header. Exports sgemm_, dgemm_, sgemv_, dgemv_ (LP64, gfortran's hidden string
-// lengths), cblas_[sd]gemm and cblas_[sd]gemv (both orders), and weak defaults of xerbla_ and
-// cblas_xerbla; every other symbol is local (ridgeline_blas.map).
+// include a Kokkos header. Exports sgemm_, dgemm_, cgemm_, zgemm_, sgemv_, dgemv_, cgemv_, zgemv_ (LP64,
+// gfortran's hidden string lengths), cblas_[sdcz]gemm and cblas_[sdcz]gemv (both orders), and weak
+// defaults of xerbla_ and cblas_xerbla; every other symbol is local (ridgeline_blas.map).
 //
 // Kokkos lives inside the library, linked statically and hidden: an application with its own Kokkos
 // (another version, other settings) keeps it untouched, and this copy is initialized on the first
@@ -19,11 +19,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <complex>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <type_traits>
+#include <vector>
 
 #include "host_abi.hpp"
 
@@ -50,10 +53,21 @@ enum Routine {
   kCblasDgemm,
   kCblasSgemv,
   kCblasDgemv,
+  kCgemm,
+  kZgemm,
+  kCgemv,
+  kZgemv,
+  kCblasCgemm,
+  kCblasZgemm,
+  kCblasCgemv,
+  kCblasZgemv,
   kRoutines
 };
-const char* const kRoutineNames[kRoutines] = {"sgemm_",      "dgemm_",      "sgemv_",      "dgemv_",
-                                              "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv"};
+const char* const kRoutineNames[kRoutines] = {
+    "sgemm_", "dgemm_", "sgemv_", "dgemv_", "cblas_sgemm", "cblas_dgemm", "cblas_sgemv", "cblas_dgemv",
+    "cgemm_", "zgemm_", "cgemv_", "zgemv_", "cblas_cgemm", "cblas_zgemm", "cblas_cgemv", "cblas_zgemv"};
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
 std::atomic<long long> g_calls[kRoutines];
 
 bool verbose() {
@@ -184,7 +198,25 @@ void cblas_gemm(Routine r, const char* name, int order, int transa, int transb, 
   gemm_checked(r, tb, ta, n, m, k, alpha, b, ldb, a, lda, beta, c, ldc);
 }
 
-// Row-major A (M x N) is column-major A^T (N x M): the same call with the transpose flipped.
+// y = alpha conj(A) x + beta y for column-major A (m x n): what a row-major conjugate transpose is. There is
+// no such letter, so, as reference CBLAS does, it runs as conj(y) = conj(alpha) A conj(x) + conj(beta)
+// conj(y): x conjugated into a copy (walking order), y conjugated in place before and after.
+template <class T>
+void gemv_conjugated(Routine r, blas_int m, blas_int n, T alpha, const T* a, blas_int lda, const T* x,
+                     blas_int incx, T beta, T* y, blas_int incy) {
+  if (ridgeline::host_abi::gemv_touches_nothing(m, n, alpha, beta)) return;
+  const auto at = [](auto* v, blas_int i, blas_int len, blas_int inc) {
+    return v + static_cast<std::ptrdiff_t>(inc < 0 ? len - 1 - i : i) * std::abs(inc);
+  };
+  std::vector<T> xc(static_cast<std::size_t>(n));
+  for (blas_int i = 0; i < n; ++i) xc[i] = std::conj(*at(x, i, n, incx));
+  for (blas_int i = 0; i < m; ++i) *at(y, i, m, incy) = std::conj(*at(y, i, m, incy));
+  gemv_checked(r, 'N', m, n, std::conj(alpha), a, lda, xc.data(), 1, std::conj(beta), y, incy);
+  for (blas_int i = 0; i < m; ++i) *at(y, i, m, incy) = std::conj(*at(y, i, m, incy));
+}
+
+// Row-major A (M x N) is column-major A^T (N x M): the same call with the transpose flipped; a complex
+// conjugate transpose becomes a conjugate without transpose (gemv_conjugated).
 template <class T>
 void cblas_gemv(Routine r, const char* name, int order, int trans, blas_int m, blas_int n, T alpha,
                 const T* a, blas_int lda, const T* x, blas_int incx, T beta, T* y, blas_int incy) {
@@ -199,6 +231,10 @@ void cblas_gemv(Routine r, const char* name, int order, int trans, blas_int m, b
   if (info != 0) {
     const blas_int p = row && info == 2 ? 4 : row && info == 3 ? 3 : info + 1;
     return cblas_xerbla(p, name, "");
+  }
+  if constexpr (std::is_same_v<T, cfloat> || std::is_same_v<T, cdouble>) {
+    if (row && t == 'C')
+      return guarded(r, [&] { gemv_conjugated(r, n, m, alpha, a, lda, x, incx, beta, y, incy); });
   }
   if (row) return gemv_checked(r, tc, n, m, alpha, a, lda, x, incx, beta, y, incy);
   gemv_checked(r, tc, m, n, alpha, a, lda, x, incx, beta, y, incy);
@@ -275,4 +311,67 @@ RIDGELINE_BLAS_EXPORT void cblas_dgemv(int order, int trans, blas_int m, blas_in
                                        const double* a, blas_int lda, const double* x, blas_int incx,
                                        double beta, double* y, blas_int incy) {
   cblas_gemv(kCblasDgemv, "cblas_dgemv", order, trans, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+// Complex: COMPLEX and COMPLEX*16 (Fortran), float and double _Complex or any (real, imaginary) pair
+// (CBLAS, which passes alpha and beta by address).
+RIDGELINE_BLAS_EXPORT void cgemm_(const char* ta, const char* tb, const blas_int* m, const blas_int* n,
+                                  const blas_int* k, const cfloat* alpha, const cfloat* a,
+                                  const blas_int* lda, const cfloat* b, const blas_int* ldb,
+                                  const cfloat* beta, cfloat* c, const blas_int* ldc, std::size_t,
+                                  std::size_t) {
+  fortran_gemm(kCgemm, "CGEMM ", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void zgemm_(const char* ta, const char* tb, const blas_int* m, const blas_int* n,
+                                  const blas_int* k, const cdouble* alpha, const cdouble* a,
+                                  const blas_int* lda, const cdouble* b, const blas_int* ldb,
+                                  const cdouble* beta, cdouble* c, const blas_int* ldc, std::size_t,
+                                  std::size_t) {
+  fortran_gemm(kZgemm, "ZGEMM ", ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void cgemv_(const char* t, const blas_int* m, const blas_int* n, const cfloat* alpha,
+                                  const cfloat* a, const blas_int* lda, const cfloat* x, const blas_int* incx,
+                                  const cfloat* beta, cfloat* y, const blas_int* incy, std::size_t) {
+  fortran_gemv(kCgemv, "CGEMV ", t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGELINE_BLAS_EXPORT void zgemv_(const char* t, const blas_int* m, const blas_int* n, const cdouble* alpha,
+                                  const cdouble* a, const blas_int* lda, const cdouble* x,
+                                  const blas_int* incx, const cdouble* beta, cdouble* y, const blas_int* incy,
+                                  std::size_t) {
+  fortran_gemv(kZgemv, "ZGEMV ", t, m, n, alpha, a, lda, x, incx, beta, y, incy);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_cgemm(int order, int transa, int transb, blas_int m, blas_int n, blas_int k,
+                                       const void* alpha, const void* a, blas_int lda, const void* b,
+                                       blas_int ldb, const void* beta, void* c, blas_int ldc) {
+  cblas_gemm(kCblasCgemm, "cblas_cgemm", order, transa, transb, m, n, k, *static_cast<const cfloat*>(alpha),
+             static_cast<const cfloat*>(a), lda, static_cast<const cfloat*>(b), ldb,
+             *static_cast<const cfloat*>(beta), static_cast<cfloat*>(c), ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_zgemm(int order, int transa, int transb, blas_int m, blas_int n, blas_int k,
+                                       const void* alpha, const void* a, blas_int lda, const void* b,
+                                       blas_int ldb, const void* beta, void* c, blas_int ldc) {
+  cblas_gemm(kCblasZgemm, "cblas_zgemm", order, transa, transb, m, n, k, *static_cast<const cdouble*>(alpha),
+             static_cast<const cdouble*>(a), lda, static_cast<const cdouble*>(b), ldb,
+             *static_cast<const cdouble*>(beta), static_cast<cdouble*>(c), ldc);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_cgemv(int order, int trans, blas_int m, blas_int n, const void* alpha,
+                                       const void* a, blas_int lda, const void* x, blas_int incx,
+                                       const void* beta, void* y, blas_int incy) {
+  cblas_gemv(kCblasCgemv, "cblas_cgemv", order, trans, m, n, *static_cast<const cfloat*>(alpha),
+             static_cast<const cfloat*>(a), lda, static_cast<const cfloat*>(x), incx,
+             *static_cast<const cfloat*>(beta), static_cast<cfloat*>(y), incy);
+}
+
+RIDGELINE_BLAS_EXPORT void cblas_zgemv(int order, int trans, blas_int m, blas_int n, const void* alpha,
+                                       const void* a, blas_int lda, const void* x, blas_int incx,
+                                       const void* beta, void* y, blas_int incy) {
+  cblas_gemv(kCblasZgemv, "cblas_zgemv", order, trans, m, n, *static_cast<const cdouble*>(alpha),
+             static_cast<const cdouble*>(a), lda, static_cast<const cdouble*>(x), incx,
+             *static_cast<const cdouble*>(beta), static_cast<cdouble*>(y), incy);
 }

@@ -2,15 +2,15 @@
 // Public GEMM entry: C = alpha * op(A) * op(B) + beta * C.
 //
 // A, B, C are rank-2 Views in LayoutLeft, LayoutRight or LayoutStride (strided subviews of larger
-// matrices), mixed freely. A and B share one element type: float, double, or a 16-bit type
-// (ridgeline::half_t, ridgeline::bhalf_t; half.hpp). C has that type too, or float when A and B are
-// 16-bit; 16-bit products accumulate in float, and alpha and beta are then float (the accumulator's
-// type, detail::GemmScalar). transA/transB are "N" or "T" ("C" means "T" for real
-// types). Every check runs before any launch and throws std::invalid_argument naming the shapes:
-// extents, transpose letters, memory spaces the execution space cannot access, and an output that
-// overlaps an input. Degenerate cases follow BLAS: M or N == 0 does nothing; K == 0 or alpha == 0
-// scales C by beta without reading A or B; beta == 0 never reads C. A product with one column and
-// op(B) = B is a GEMV.
+// matrices), mixed freely. A and B share one element type: float, double, Kokkos::complex<float>,
+// Kokkos::complex<double>, or a 16-bit type (ridgeline::half_t, ridgeline::bhalf_t; half.hpp). C has
+// that type too, or float when A and B are 16-bit; 16-bit products accumulate in float, and alpha and
+// beta are then float (the accumulator's type, detail::GemmScalar); complex alpha and beta are complex.
+// transA/transB are "N", "T" or "C" (conjugate transpose; "T" for real types), each independently. Every
+// check runs before any launch and throws std::invalid_argument naming the shapes: extents, transpose
+// letters, memory spaces the execution space cannot access, and an output that overlaps an input. Degenerate
+// cases follow BLAS: M or N == 0 does nothing; K == 0 or alpha == 0 scales C by beta without reading A or B;
+// beta == 0 never reads C. A product with one column and op(B) = B is a GEMV.
 //
 // Math (the last argument, default Math::exact) says what arithmetic a float product may use.
 // Math::exact computes in FP32 throughout. Math::allow_tf32 lets the tensor cores read A and B as
@@ -70,8 +70,9 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, const d
   static_assert(std::is_same_v<TC, typename CV::value_type>, "ridgeline::gemm: C must be non-const");
   static_assert(std::is_same_v<T, typename BV::non_const_value_type>,
                 "ridgeline::gemm: A and B must share one element type");
-  static_assert(detail::is_gemm_input_v<T>,
-                "ridgeline::gemm: A and B must be float, double, ridgeline::half_t or ridgeline::bhalf_t");
+  static_assert(detail::is_gemm_input_v<T> || detail::is_complex_gemm_input_v<T>,
+                "ridgeline::gemm: A and B must be float, double, Kokkos::complex<float>, "
+                "Kokkos::complex<double>, ridgeline::half_t or ridgeline::bhalf_t");
   static_assert(detail::is_gemm_output_v<T, TC>,
                 "ridgeline::gemm: C must have A's element type, or be float when A and B are 16-bit");
 
@@ -106,8 +107,7 @@ void gemm(const ExecSpace& exec, const char* transA, const char* transB, const d
     gemv(exec, detail::trans_name(ta), alpha, A, x, beta, y);
     return;
   }
-  const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
-      bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  const detail::Strided2D<const T> ac = detail::as_const(a), bc = detail::as_const(b);
   detail::gemm_dispatch(exec, ac, bc, c, static_cast<S>(alpha), static_cast<S>(beta), true,
                         std::is_same_v<T, float> && math == Math::allow_tf32);
 }
@@ -188,8 +188,7 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
-  const detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs},
-      bc{b.data, b.rows, b.cols, b.rs, b.cs};
+  const detail::Strided2D<const T> ac = detail::as_const(a), bc = detail::as_const(b);
   const detail::GemmPlan plan =
       detail::gemm_plan(exec, ac, bc, std::is_same_v<T, float> && math == Math::allow_tf32);
   return detail::describe_plan<ExecSpace, T>(plan);

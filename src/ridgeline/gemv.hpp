@@ -2,10 +2,12 @@
 // Public GEMV entry: y = alpha * op(A) * x + beta * y.
 //
 // A is a rank-2 View, x and y rank-1 Views, in any layout (strided subviews included). A and x share
-// one element type: float, double, ridgeline::half_t or ridgeline::bhalf_t; y has it too, or float for
-// the 16-bit types, which accumulate in float (alpha and beta are then float). trans is "N" or "T" ("C" means
-// "T" for real types). Every check below runs before any launch and throws std::invalid_argument naming the
-// shapes. beta == 0 never reads y; alpha == 0 or an empty reduction never reads A or x.
+// one element type: float, double, Kokkos::complex<float>, Kokkos::complex<double>, ridgeline::half_t or
+// ridgeline::bhalf_t; y has it too, or float for the 16-bit types, which accumulate in float (alpha and
+// beta are then float). trans is "N", "T" or "C" (conjugate transpose: A's elements are conjugated as
+// they are loaded; "T" for real types); x is never conjugated, as in BLAS. Every check below runs before any
+// launch and throws std::invalid_argument naming the shapes. beta == 0 never reads y; alpha == 0 or an empty
+// reduction never reads A or x.
 #include <Kokkos_Core.hpp>
 #include <string>
 #include <type_traits>
@@ -32,8 +34,9 @@ void gemv(const ExecSpace& exec, const char* trans, const detail::GemmScalar<AV>
   static_assert(std::is_same_v<TY, typename YV::value_type>, "ridgeline::gemv: y must be non-const");
   static_assert(std::is_same_v<T, typename XV::non_const_value_type>,
                 "ridgeline::gemv: A and x must share one element type");
-  static_assert(detail::is_gemm_input_v<T>,
-                "ridgeline::gemv: A and x must be float, double, ridgeline::half_t or ridgeline::bhalf_t");
+  static_assert(detail::is_gemm_input_v<T> || detail::is_complex_gemm_input_v<T>,
+                "ridgeline::gemv: A and x must be float, double, Kokkos::complex<float>, "
+                "Kokkos::complex<double>, ridgeline::half_t or ridgeline::bhalf_t");
   static_assert(detail::is_gemm_output_v<T, TY>,
                 "ridgeline::gemv: y must have A's element type, or be float when A and x are 16-bit");
 
@@ -58,7 +61,7 @@ void gemv(const ExecSpace& exec, const char* trans, const detail::GemmScalar<AV>
     if (beta != S(1)) detail::scale_vector(exec, yy, static_cast<S>(beta));
     return;
   }
-  detail::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs};
+  const detail::Strided2D<const T> ac = detail::as_const(a);
   const auto xs = detail::strided_vec(x);
   detail::gemv_dispatch(exec, ac, detail::Strided1D<const T>{xs.data, xs.n, xs.s}, yy, static_cast<S>(alpha),
                         static_cast<S>(beta));

@@ -56,6 +56,22 @@ Traffic gemm_tile_traffic(std::int64_t M, std::int64_t N, std::int64_t K, int el
 // reading A dominates.
 Traffic gemv_ideal(std::int64_t rows, std::int64_t cols, int elem_bytes, bool beta_nonzero, int batch = 1);
 
+// Complex elements (Kokkos::complex<float>, Kokkos::complex<double>): a complex multiply-add is four
+// real ones, 8 real FLOPs against 2, and an element is two reals. The models above, called with the
+// complex element's bytes (8 or 16), become the complex product's by complex_traffic: the same bytes,
+// four times the FLOPs, which the real dtype's peak (fp32, fp64) then bounds.
+inline constexpr double kComplexFlopsPerMac = 8;
+inline Traffic complex_traffic(const Traffic& real_model) {
+  return {real_model.flops * (kComplexFlopsPerMac / 2), real_model.bytes};
+}
+inline Traffic gemm_ideal_complex(std::int64_t M, std::int64_t N, std::int64_t K, int elem_bytes,
+                                  bool beta_nonzero) {
+  return complex_traffic(gemm_ideal(M, N, K, elem_bytes, beta_nonzero));
+}
+inline Traffic gemv_ideal_complex(std::int64_t rows, std::int64_t cols, int elem_bytes, bool beta_nonzero) {
+  return complex_traffic(gemv_ideal(rows, cols, elem_bytes, beta_nonzero));
+}
+
 enum class Bound { memory, compute, latency };
 std::string to_string(Bound);
 

@@ -80,6 +80,8 @@ template <class AV>
 using GemmScalar = AccumulatorType<typename AV::non_const_value_type>;
 template <class T>
 constexpr bool is_gemm_input_v = std::is_same_v<T, float> || std::is_same_v<T, double> || is_half_v<T>;
+// gemm and gemv also take Kokkos::complex<float> and Kokkos::complex<double> (complex.hpp); the batched,
+// grouped and team entries take the real types only.
 // C's (or y's) element type may be the inputs' or, for 16-bit inputs, float.
 template <class T, class TC>
 constexpr bool is_gemm_output_v = std::is_same_v<T, TC> || (is_half_v<T> && std::is_same_v<TC, float>);
@@ -468,13 +470,14 @@ Strided2D<const T> pack_aligned(const ExecSpace& exec, const Strided2D<const T>&
           line[f] = f < F ? (rows_fast ? x(f, sl) : x(sl, f)) : T(0);
         });
       });
-  return Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1};
+  // The copy holds the elements as they are; a conjugated operand stays conjugated, applied when staged.
+  return with_conj_of(Strided2D<const T>{d, x.rows, x.cols, rows_fast ? 1 : ld, rows_fast ? ld : 1}, x);
 }
 
 template <class T>
 Strided2D<T> block_of(const Strided2D<T>& x, std::int64_t r0, std::int64_t r1, std::int64_t c0,
                       std::int64_t c1) {
-  return Strided2D<T>{x.data + r0 * x.rs + c0 * x.cs, r1 - r0, c1 - c0, x.rs, x.cs};
+  return with_conj_of(Strided2D<T>{x.data + r0 * x.rs + c0 * x.cs, r1 - r0, c1 - c0, x.rs, x.cs}, x);
 }
 
 // ---- TF32 (Math::allow_tf32) ---------------------------------------------------------------------
@@ -798,6 +801,13 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
   GemmEntriesOf<ExecSpace, T>::visit(plan.entry, [&](auto e) {
     using E = decltype(e);
     using Cfg = typename E::Cfg;
+    // Complex products run on entries of the portable micro-kernel, which stages (and conjugates) every
+    // element through registers: no matrix-unit micro-kernel multiplies complex numbers, and an
+    // asynchronous copy would land elements in scratch without passing a register to conjugate them in.
+    static_assert(
+        !is_complex_v<T> || (!EntryMatrixUnit<Cfg>::value && !AsyncEntry<Cfg>::value &&
+                             E::When::role != GemmRole::multi_vector && E::When::role != GemmRole::tf32),
+        "a complex product may only run on a portable-micro-kernel entry");
     if constexpr (E::When::role == GemmRole::multi_vector) {
       if constexpr (std::is_same_v<T, TC> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
         launch_multi_vector<Cfg>(exec, plan.split, a, b, c, al, be);
@@ -827,11 +837,12 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch_part(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                         const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
-  if (c.cols == 1) {  // c = alpha * op(A) * b(:, 0) + beta * c
+  // GEMV conjugates its matrix only, never x: a conjugated operand that would become x stays a GEMM.
+  if (c.cols == 1 && !b.conj) {  // c = alpha * op(A) * b(:, 0) + beta * c
     gemv_dispatch(exec, a, Strided1D<const T>{b.data, b.rows, b.rs}, Strided1D<TC>{c.data, c.rows, c.rs},
                   alpha, beta);
-  } else if (c.rows == 1) {  // c^T = alpha * op(B)^T * a(0, :)^T + beta * c^T
-    gemv_dispatch(exec, Strided2D<const T>{b.data, b.cols, b.rows, b.cs, b.rs},
+  } else if (c.rows == 1 && !a.conj) {  // c^T = alpha * op(B)^T * a(0, :)^T + beta * c^T
+    gemv_dispatch(exec, with_conj_of(Strided2D<const T>{b.data, b.cols, b.rows, b.cs, b.rs}, b),
                   Strided1D<const T>{a.data, a.cols, a.cs}, Strided1D<TC>{c.data, c.cols, c.cs}, alpha, beta);
   } else {
     gemm_dispatch(exec, a, b, c, alpha, beta, false);

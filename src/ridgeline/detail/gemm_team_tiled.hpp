@@ -20,6 +20,7 @@
 #include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/complex.hpp"
 #include "ridgeline/detail/gemm_epilogue.hpp"
 #include "ridgeline/detail/micro_tile.hpp"
 #include "ridgeline/detail/strided.hpp"
@@ -97,20 +98,21 @@ struct GemmTeamTiled
   KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_n(int f, int s) { return kBFastN ? f : s; }
   KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_k(int f, int s) { return kBFastN ? s : f; }
 
-  // Padded lanes read nothing: an element outside op(A) or op(B) is a zero in scratch.
+  // Padded lanes read nothing: an element outside op(A) or op(B) is a zero in scratch. A conjugated
+  // complex operand is conjugated here, on its way to scratch (every staging path does the same).
   KOKKOS_FORCEINLINE_FUNCTION T a_at(std::int64_t m, std::int64_t k) const {
-    return (m < a.rows && k < a.cols) ? a(m, k) : T(0);
+    return (m < a.rows && k < a.cols) ? conj_if(a(m, k), a.conj) : T(0);
   }
   KOKKOS_FORCEINLINE_FUNCTION T b_at(std::int64_t k, std::int64_t n) const {
-    return (k < b.rows && n < b.cols) ? b(k, n) : T(0);
+    return (k < b.rows && n < b.cols) ? conj_if(b(k, n), b.conj) : T(0);
   }
 
   // Copies kS lines of kF elements: line sl starts at src(sl) with stride fs, and goes to dst(sl)
   // with stride kDs. When kDs != 1 the copy transposes; it then walks the lines in blocks of 16
   // fast elements so that the 16 scratch rows it writes stay in L1 while consecutive lines fill
-  // them, instead of touching a new cache line per element.
+  // them, instead of touching a new cache line per element. cj: conjugate (complex operands of 'C').
   template <int kF, int kS, int kDs, class Src, class Dst>
-  KOKKOS_FORCEINLINE_FUNCTION void copy_lines(int t, std::int64_t fs, Src&& src, Dst&& dst) const {
+  KOKKOS_FORCEINLINE_FUNCTION void copy_lines(int t, std::int64_t fs, bool cj, Src&& src, Dst&& dst) const {
     constexpr int kBlock = kDs == 1 ? kF : (kF < 16 ? kF : 16);
     for (int f0 = 0; f0 < kF; f0 += kBlock) {
       const int f1 = f0 + kBlock < kF ? f0 + kBlock : kF;
@@ -118,9 +120,9 @@ struct GemmTeamTiled
         const T* s = src(sl);
         T* d = dst(sl);
         if (fs == 1) {
-          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, s[f]);
+          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f], cj));
         } else {
-          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, s[f * fs]);
+          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f * fs], cj));
         }
       }
     }
@@ -137,12 +139,12 @@ struct GemmTeamTiled
       const std::int64_t a_fs = kAFastM ? a.rs : a.cs;  // source stride along the fast index
       constexpr int a_ds = kAFastM ? 1 : LDA;           // scratch stride along the fast index
       copy_lines<kAF, kAS, a_ds>(
-          t, a_fs, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
+          t, a_fs, a.conj, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
           [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
       const std::int64_t b_fs = kBFastN ? b.cs : b.rs;
       constexpr int b_ds = kBFastN ? 1 : LDB;
       copy_lines<kBF, kBS, b_ds>(
-          t, b_fs, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
+          t, b_fs, b.conj, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
           [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
       return;
     }
@@ -270,6 +272,12 @@ struct GemmTeamTiled
                                          T (&rb)[kLoadB]) const {
     fetch_share<kChecked, ShareA, !kAFastM>(cur.a + k0 * a.cs, a_fs(), a_ss(), t, m0, k0, a.rows, k_end, ra);
     fetch_share<kChecked, ShareB, !kBFastN>(cur.b + k0 * b.rs, b_fs(), b_ss(), t, n0, k0, b.cols, k_end, rb);
+    if constexpr (is_complex_v<T>) {  // conjugated in registers, between the loads and the scratch stores
+      RIDGELINE_UNROLL
+      for (int r = 0; r < kLoadA; ++r) ra[r] = conj_if(ra[r], a.conj);
+      RIDGELINE_UNROLL
+      for (int r = 0; r < kLoadB; ++r) rb[r] = conj_if(rb[r], b.conj);
+    }
   }
   KOKKOS_FORCEINLINE_FUNCTION void commit(int t, const T (&ra)[kLoadA], const T (&rb)[kLoadB], T* As,
                                           T* Bs) const {

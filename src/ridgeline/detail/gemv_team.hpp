@@ -6,13 +6,16 @@
 //             threads split the columns, partial sums meet in scratch in a fixed order;
 //   GemvDot   the reduction index j is contiguous ("T" on LayoutLeft): each output is a dot
 //             product split across a group of team threads, which reads several rows at once.
-// Both sum in a fixed order, so a rerun gives bit-identical results. kUnit says the contiguous
-// stride is 1, which lets the compiler vectorize and the GPU coalesce without a stride multiply.
+// Both sum in a fixed order, so a rerun gives bit-identical results. A conjugated complex A ('C') is
+// conjugated as each element is loaded (a_val), and multiply-adds go through fma_into (complex.hpp). kUnit
+// says the contiguous stride is 1, which lets the compiler vectorize and the GPU coalesce without a stride
+// multiply.
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/complex.hpp"
 #include "ridgeline/detail/strided.hpp"
 
 namespace ridgeline::detail {
@@ -58,6 +61,8 @@ struct GemvRows {
   KOKKOS_FORCEINLINE_FUNCTION const T* a_ptr(std::int64_t i, std::int64_t j) const {
     return kUnit ? a.data + i + j * a.cs : a.data + i * a.rs + j * a.cs;
   }
+  // An element of op(A) as the accumulator's type, conjugated where op(A) is.
+  KOKKOS_FORCEINLINE_FUNCTION Acc a_val(const T& v) const { return conj_if(static_cast<Acc>(v), a.conj); }
 
   // acc[e] += A(i + e, j) * xj for the packet starting at row i; scalar and masked at the edge.
   KOKKOS_FORCEINLINE_FUNCTION void mac_packet(Acc* acc, std::int64_t i, std::int64_t j, Acc xj,
@@ -66,13 +71,13 @@ struct GemvRows {
       if constexpr (VW > 1) {
         const auto p = load_packet<VW>(a_ptr(i, j));
         RIDGELINE_UNROLL
-        for (int e = 0; e < VW; ++e) acc[e] += static_cast<Acc>(p.v[e]) * xj;
+        for (int e = 0; e < VW; ++e) fma_into(acc[e], a_val(p.v[e]), xj);
       } else {
-        acc[0] += static_cast<Acc>(*a_ptr(i, j)) * xj;
+        fma_into(acc[0], a_val(*a_ptr(i, j)), xj);
       }
     } else {
       for (int e = 0; e < VW; ++e)
-        if (i + e < a.rows) acc[e] += static_cast<Acc>(*a_ptr(i + e, j)) * xj;
+        if (i + e < a.rows) fma_into(acc[e], a_val(*a_ptr(i + e, j)), xj);
     }
   }
 
@@ -106,7 +111,7 @@ struct GemvRows {
           RIDGELINE_UNROLL
           for (int u = 0; u < U; ++u) {
             RIDGELINE_UNROLL
-            for (int e = 0; e < VW; ++e) acc[q][e] += static_cast<Acc>(p[u].v[e]) * xs[u];
+            for (int e = 0; e < VW; ++e) fma_into(acc[q][e], a_val(p[u].v[e]), xs[u]);
           }
         } else {
           for (int u = 0; u < U; ++u) mac_packet(acc[q], i, j0 + std::int64_t(u) * kGroups, xs[u], false);
@@ -183,6 +188,7 @@ struct GemvDot {
   KOKKOS_FORCEINLINE_FUNCTION const T* a_ptr(std::int64_t i, std::int64_t j) const {
     return kUnit ? a.data + i * a.rs + j : a.data + i * a.rs + j * a.cs;
   }
+  KOKKOS_FORCEINLINE_FUNCTION Acc a_val(const T& v) const { return conj_if(static_cast<Acc>(v), a.conj); }
 
   // Lane l's partial sums of rows rb .. rb + kR - 1: column j = ((blk * U + u) * lanes + l) * VW + e,
   // coalesced across lanes; all kR * U packets of A and U of x are requested before the first is
@@ -214,7 +220,7 @@ struct GemvDot {
         for (int r = 0; r < kR; ++r) {
           RIDGELINE_UNROLL
           for (int e = 0; e < VW; ++e)
-            part[r][u] += static_cast<Acc>(pa[r][u].v[e]) * static_cast<Acc>(px[u].v[e]);
+            fma_into(part[r][u], a_val(pa[r][u].v[e]), static_cast<Acc>(px[u].v[e]));
         }
       }
     }
@@ -222,7 +228,7 @@ struct GemvDot {
     for (std::int64_t j = full + l; j < ncols; j += kLanes) {
       const Acc xj = static_cast<Acc>(x(j));
       RIDGELINE_UNROLL
-      for (int r = 0; r < kR; ++r) part[r][0] += static_cast<Acc>(*a_ptr(rb + r, j)) * xj;
+      for (int r = 0; r < kR; ++r) fma_into(part[r][0], a_val(*a_ptr(rb + r, j)), xj);
     }
     // Pairwise, in a fixed order.
     RIDGELINE_UNROLL

@@ -55,6 +55,7 @@
 #include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
+#include "ridgeline/detail/complex.hpp"
 
 namespace ridgeline::detail {
 
@@ -156,7 +157,8 @@ struct PlainScratchAccess {
   }
 };
 
-// The portable register micro-kernel. ScratchAccess is the only backend hook it takes.
+// The portable register micro-kernel. ScratchAccess is the only backend hook it takes. Complex
+// accumulators take four real FMAs per multiply-add (fma_into); real ones the one they always did.
 template <class Cfg, class T, class Acc, class ScratchAccess = PlainScratchAccess>
 struct PortableMicroKernel {
   static constexpr int TM = Cfg::tm, TN = Cfg::tn, BK = Cfg::bk;
@@ -224,7 +226,7 @@ struct PortableMicroKernel {
     RIDGELINE_UNROLL
     for (int i = 0; i < TM; ++i) {
       RIDGELINE_UNROLL
-      for (int j = 0; j < TN; ++j) acc.v[i][j] += f.a[i] * f.b[j];
+      for (int j = 0; j < TN; ++j) fma_into(acc.v[i][j], f.a[i], f.b[j]);
     }
   }
 

@@ -5,21 +5,50 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
+#include "ridgeline/detail/complex.hpp"
 #include "ridgeline/detail/validate.hpp"
 
 namespace ridgeline::detail {
 
-// op(X) as a rows x cols matrix: element (i, j) lives at data[i * rs + j * cs].
-template <class T>
+// op(X) as a rows x cols matrix: element (i, j) lives at data[i * rs + j * cs]. A complex operand
+// also carries conj: op(X) is the conjugate of what the pointer holds ('C'), which the kernels apply
+// as they stage elements (conj_if, complex.hpp). Real operands have no such field at run time (conj is
+// a constant false), so their kernels' arguments are what they always were.
+template <class T, bool kComplex = is_complex_v<T>>
 struct Strided2D {
   T* data = nullptr;
   std::int64_t rows = 0, cols = 0;
   std::int64_t rs = 0, cs = 0;
+  static constexpr bool conj = false;
 
   KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i, std::int64_t j) const {
     return data[i * rs + j * cs];
   }
 };
+template <class T>
+struct Strided2D<T, true> {
+  T* data = nullptr;
+  std::int64_t rows = 0, cols = 0;
+  std::int64_t rs = 0, cs = 0;
+  bool conj = false;
+
+  KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i, std::int64_t j) const {
+    return data[i * rs + j * cs];
+  }
+};
+
+// to, with from's conjugation flag (complex operands; nothing for real ones). Every place that derives
+// an operand from another (a block of it, its transpose, an aligned copy of it) passes the flag on.
+template <class T, class U>
+Strided2D<T> with_conj_of(Strided2D<T> to, const Strided2D<U>& from) {
+  if constexpr (is_complex_v<T>) to.conj = from.conj;
+  return to;
+}
+// x as a read-only operand, flag included.
+template <class T>
+Strided2D<const T> as_const(const Strided2D<T>& x) {
+  return with_conj_of(Strided2D<const T>{x.data, x.rows, x.cols, x.rs, x.cs}, x);
+}
 
 // A W-element packet aligned to its size: one 16-byte load on GPUs when W * sizeof(T) == 16.
 template <int W, class T>
@@ -41,6 +70,7 @@ struct Strided1D {
   KOKKOS_FORCEINLINE_FUNCTION T& operator()(std::int64_t i) const { return data[i * s]; }
 };
 
+// op(v) for t = N, T or C; C conjugates complex operands (for real ones it is T).
 template <class V>
 Strided2D<typename V::value_type> strided_op(const V& v, Trans t) {
   Strided2D<typename V::value_type> m;
@@ -50,6 +80,7 @@ Strided2D<typename V::value_type> strided_op(const V& v, Trans t) {
   m.cols = static_cast<std::int64_t>(v.extent(n ? 1 : 0));
   m.rs = static_cast<std::int64_t>(v.stride(n ? 0 : 1));
   m.cs = static_cast<std::int64_t>(v.stride(n ? 1 : 0));
+  if constexpr (is_complex_v<typename V::value_type>) m.conj = (t == Trans::C);
   return m;
 }
 

@@ -12,10 +12,10 @@
 
 namespace ridgeline::detail {
 
-enum class Trans { N, T };
+enum class Trans { N, T, C };
 
-// BLAS letters: 'N' no transpose; 'T' transpose; 'C' conjugate transpose, which is 'T' for the
-// real types Ridgeline supports. Case-insensitive, exactly one letter.
+// BLAS letters: 'N' no transpose; 'T' transpose; 'C' conjugate transpose, which conjugates complex
+// operands and is 'T' for real ones (strided_op). Case-insensitive, exactly one letter.
 inline Trans parse_trans(const char* letter, const char* func, const char* which) {
   if (letter != nullptr && letter[0] != '\0' && letter[1] == '\0') {
     switch (letter[0]) {
@@ -24,19 +24,20 @@ inline Trans parse_trans(const char* letter, const char* func, const char* which
         return Trans::N;
       case 'T':
       case 't':
+        return Trans::T;
       case 'C':
       case 'c':
-        return Trans::T;
+        return Trans::C;
       default:
         break;
     }
   }
   throw std::invalid_argument(std::string("ridgeline::") + func + ": " + which +
-                              " must be \"N\" or \"T\", got \"" + (letter ? letter : "(null)") + "\"");
+                              " must be \"N\", \"T\" or \"C\", got \"" + (letter ? letter : "(null)") + "\"");
 }
 
 inline const char* trans_name(Trans t) {
-  return t == Trans::N ? "N" : "T";
+  return t == Trans::N ? "N" : t == Trans::T ? "T" : "C";
 }
 
 template <class V>
