@@ -7,8 +7,8 @@
 // that divides TN. Device compilers (nvcc, hipcc) compiling a host space get the portable kernel.
 #include <Kokkos_Core.hpp>
 #include <cstring>
-#include <type_traits>
 #include <ridgeline/detail/micro_tile.hpp>
+#include <type_traits>
 
 namespace ridgeline::backends::host {
 
