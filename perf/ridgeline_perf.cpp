@@ -9,6 +9,7 @@
 #include <ridgeline/detect.hpp>
 #include <ridgeline/device_spec.hpp>
 #include <ridgeline/library_info.hpp>
+#include <ridgeline/process_affinity.hpp>
 #include <ridgeline/ridgeline.hpp>
 #include <ridgeline/roofline.hpp>
 #include <ridgeline/roofline_plot.hpp>
@@ -18,12 +19,6 @@
 #endif
 #if defined(__unix__)
 #include <unistd.h>
-#endif
-#if defined(__linux__)
-#include <sched.h>
-#endif
-#if defined(_OPENMP)
-#include <omp.h>
 #endif
 
 #include <algorithm>
@@ -1121,25 +1116,6 @@ const char* better_openblas_core() {
   return nullptr;
 }
 
-// With OMP_PROC_BIND set, libgomp pins the initial thread to the first place as it loads, before
-// main; exec would hand that one-CPU mask to the new image, which would then start one thread. The
-// places together are the mask the process started with, so that is what exec gets back.
-void undo_openmp_binding() {
-#if defined(_OPENMP) && defined(__linux__)
-  const int places = omp_get_num_places();
-  if (places <= 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int p = 0; p < places; ++p) {
-    std::vector<int> ids(std::size_t(std::max(0, omp_get_place_num_procs(p))));
-    omp_get_place_proc_ids(p, ids.data());
-    for (int id : ids)
-      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
-  }
-  if (CPU_COUNT(&set) > 0) sched_setaffinity(0, sizeof set, &set);
-#endif
-}
-
 void rerun_with_better_openblas_core(char** argv) {
 #if defined(__linux__)
   if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return;
@@ -1147,7 +1123,7 @@ void rerun_with_better_openblas_core(char** argv) {
   if (core == nullptr) return;
   setenv("RIDGELINE_PERF_OPENBLAS_PICKED", openblas_get_corename(), 1);
   setenv("OPENBLAS_CORETYPE", core, 1);
-  undo_openmp_binding();
+  ridgeline::restore_openmp_start_affinity();
   execv("/proc/self/exe", argv);
   // exec failed: carry on with the library's choice; the config column names the core that ran.
   unsetenv("OPENBLAS_CORETYPE");

@@ -1,12 +1,7 @@
 #include "cli.hpp"
 
-#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
@@ -28,6 +23,7 @@
 #include "ridgeline/ceilings.hpp"
 #include "ridgeline/detect.hpp"
 #include "ridgeline/library_info.hpp"
+#include "ridgeline/process_affinity.hpp"
 #include "ridgeline/roofline.hpp"
 #include "ridgeline/roofline_plot.hpp"
 
@@ -545,25 +541,6 @@ Format format_of(bool json, bool csv) {
   return json ? Format::json : csv ? Format::csv : Format::table;
 }
 
-// With OMP_PROC_BIND set, libgomp pins this process's initial thread to the first place as it loads,
-// and a child inherits that one-CPU mask: `ridgeline perf` ran the suite (and OpenBLAS) on one thread.
-// The places together are the mask the process started with, so that is what the child gets back.
-void restore_start_affinity() {
-#if defined(_OPENMP) && defined(__linux__)
-  const int places = omp_get_num_places();
-  if (places <= 0) return;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  for (int p = 0; p < places; ++p) {
-    std::vector<int> ids(std::size_t(std::max(0, omp_get_place_num_procs(p))));
-    omp_get_place_proc_ids(p, ids.data());
-    for (int id : ids)
-      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
-  }
-  if (CPU_COUNT(&set) > 0) sched_setaffinity(0, sizeof set, &set);
-#endif
-}
-
 }  // namespace
 
 std::string perf_program() {
@@ -593,7 +570,7 @@ int run_program(const std::string& program, const std::vector<std::string>& args
     return kExitError;
   }
   if (pid == 0) {
-    restore_start_affinity();
+    ridgeline::restore_openmp_start_affinity();
     ::execvp(argv[0], argv.data());
     // 127, as a shell reports a program it cannot find; the parent explains.
     ::_exit(127);
