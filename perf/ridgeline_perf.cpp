@@ -134,6 +134,7 @@ bool wanted(const Options& opt, const std::string& impl) {
 
 std::string tile_config_string(const ridgeline::TileConfig& t) {
   std::ostringstream s;
+  if (!t.complex_as_real.empty()) s << "complex as real (" << t.complex_as_real << "): ";
   if (!t.entry.empty()) s << t.entry << " entry: ";
   s << t.micro_kernel << " tile " << t.bm << "x" << t.bn << "x" << t.bk << " micro " << t.tm << "x" << t.tn
     << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
@@ -591,8 +592,8 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
     if (r.impl == impl_ridgeline && s.op == Op::gemm && !batched) {
       // Which table entry runs depends on the operands' strides and alignment.
       const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
-      const auto cfg =
-          ridgeline::gemm_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a, check.b, math_of(s));
+      const auto cfg = ridgeline::gemm_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a, check.b,
+                                                   check.c, math_of(s));
       r.tile = cfg;
       r.config = tile_config_string(cfg);
     }

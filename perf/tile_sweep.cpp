@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <random>
 #include <ridgeline/ridgeline.hpp>
 #include <string>
@@ -763,6 +764,67 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
   }
 }
 
+// ---- complex products: the complex entries against the same product as a real one ---------------
+// Z = Kokkos::complex<R>: M x N x K with the letters ta, tb, C column-major, alpha = 1, beta = 0. Three
+// ways: the table's complex entries (run_gemm_plan), the product as real (gemm_complex_as_real.hpp) under
+// the table's byte limit, and in one chunk whatever the limit; and ridgeline::gemm, whichever the table's
+// extents choose. Errors are against the complex entries' result.
+template <class Z>
+double rel_diff_complex(const Matrix<Z>& a, const Matrix<Z>& b) {
+  auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  double num = 0, den = 0;
+  for (std::size_t i = 0; i < ha.span(); ++i) {
+    const auto d = ha.data()[i] - hb.data()[i];
+    num += double(d.real()) * d.real() + double(d.imag()) * d.imag();
+    den +=
+        double(hb.data()[i].real()) * hb.data()[i].real() + double(hb.data()[i].imag()) * hb.data()[i].imag();
+  }
+  return std::sqrt(num / (den > 0 ? den : 1));
+}
+template <class Z>
+void sweep_complex(std::int64_t m, std::int64_t n, std::int64_t k, char ta, char tb, int reps) {
+  using R = typename Z::value_type;
+  const bool at = ta != 'N', bt = tb != 'N';
+  Matrix<Z> A("A", at ? k : m, at ? m : k), B("B", bt ? n : k, bt ? k : n), C("C", m, n), ref("ref", m, n);
+  {
+    Matrix<R> ra(reinterpret_cast<R*>(A.data()), 2 * A.extent(0), A.extent(1));
+    Matrix<R> rb(reinterpret_cast<R*>(B.data()), 2 * B.extent(0), B.extent(1));
+    fill(ra, 1), fill(rb, 2);
+  }
+  const char tra[2] = {ta, 0}, trb[2] = {tb, 0};
+  const auto a = rd::as_const(rd::strided_op(A, rd::parse_trans(tra, "", "")));
+  const auto b = rd::as_const(rd::strided_op(B, rd::parse_trans(trb, "", "")));
+  const auto c = rd::strided_op(C, rd::Trans::N), r = rd::strided_op(ref, rd::Trans::N);
+  const double flops = 8.0 * m * double(n) * k;
+  const rd::GemmPlan entries = rd::gemm_plan(Exec(), a, b);
+  const double t_entries =
+      median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), entries, a, b, r, Z(1), Z(0)); });
+  std::printf("%sgemm %c%c %lldx%lldx%lld: complex entries %9.3f ms %9.1f GFLOP/s\n",
+              sizeof(R) == 8 ? "z" : "c", ta, tb, (long long)m, (long long)n, (long long)k, t_entries * 1e3,
+              flops / t_entries * 1e-9);
+  const auto show = [&](const char* what, double t) {
+    std::printf("  %-34s %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n", what, t * 1e3, flops / t * 1e-9,
+                t_entries / t, rel_diff_complex(C, ref));
+  };
+  const rd::ComplexAsRealTerms table = rd::ComplexAsRealOf<rd::Backend<Exec, Z>, Z>::value;
+  for (const std::size_t max_bytes : {table.max_bytes, std::numeric_limits<std::size_t>::max()}) {
+    const rd::ComplexAsRealPlan p =
+        rd::plan_complex_as_real(a, b, c.rs, c.cs, rd::ComplexAsRealTerms{1, max_bytes});
+    if (!p.applies || (max_bytes == table.max_bytes && table.max_bytes == 0)) continue;
+    const double t = median_seconds(reps, [&] { rd::run_complex_as_real(Exec(), p, a, b, c, Z(1), Z(0)); });
+    char what[96];
+    std::snprintf(what, sizeof what, "as real, K chunks of %lld%s", (long long)p.k_chunk,
+                  p.copy_b ? ", op(B) copied" : "");
+    show(what, t);
+  }
+  const double t_gemm = median_seconds(reps, [&] { ridgeline::gemm(Exec(), tra, trb, Z(1), A, B, Z(0), C); });
+  show(ridgeline::gemm_tile_config(Exec(), tra, trb, A, B, C).complex_as_real.empty()
+           ? "ridgeline::gemm (complex entries)"
+           : "ridgeline::gemm (as real)",
+       t_gemm);
+}
+
 // ---- GEMV N split along its columns against the rows entry -----------------------------------
 // An R x C rows-contiguous GEMV three ways: ridgeline::gemv (the table's choice), the rows entry
 // launched directly, and the one-column multi-vector product split along the columns.
@@ -872,6 +934,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> gemv_split;
   app.add_option("--gemv-split", gemv_split,
                  "RxC GEMV N shapes (fp32 and fp64): the rows entry against the split along the columns");
+  std::vector<std::string> complex_shapes;
+  app.add_option(
+      "--complex", complex_shapes,
+      "TATB:MxNxK complex GEMM shapes (e.g. NN:4096x4096x4096; cf32 and cf64): the complex entries "
+      "against the product as real");
   CLI11_PARSE(app, argc, argv);
   Kokkos::ScopeGuard guard(argc, argv);
   std::printf("tile sweep on %s (%s), ridgeline %s\n", Exec::name(), ridgeline::kokkos_description().c_str(),
@@ -916,6 +983,16 @@ int main(int argc, char** argv) {
                  [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps, slices); });
   for_each_shape(plans64,
                  [&](long long m, long long n, long long k) { sweep_plans<double>(m, n, k, reps, slices); });
+  for (const std::string& spec : complex_shapes) {
+    long long m = 0, n = 0, k = 0;
+    char ta = 0, tb = 0;
+    if (std::sscanf(spec.c_str(), "%c%c:%lldx%lldx%lld", &ta, &tb, &m, &n, &k) != 5) {
+      std::fprintf(stderr, "--complex %s: want TATB:MxNxK\n", spec.c_str());
+      return 2;
+    }
+    sweep_complex<Kokkos::complex<float>>(m, n, k, ta, tb, reps);
+    sweep_complex<Kokkos::complex<double>>(m, n, k, ta, tb, reps);
+  }
   for (int n : gemv_n) {
     if (n <= 0) continue;  // --gemv 0: no GEMV sweep
     sweep_gemv<float>(n, reps);

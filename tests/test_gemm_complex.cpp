@@ -7,6 +7,8 @@
 
 #include <Kokkos_Core.hpp>
 #include <array>
+#include <cmath>
+#include <limits>
 #include <ridgeline/ridgeline.hpp>
 #include <string>
 #include <vector>
@@ -342,14 +344,15 @@ TEST(ComplexGemm, RerunIsBitIdentical) {
   rerun_is_bit_identical<Zd>(64, 64, 4000);
 }
 
-// ---- the plan: complex products take the complex entries, never a matrix unit -----------------------
+// ---- the plan: below the table's complex-as-real extent, the complex entries, never a matrix unit ------
 template <class Z>
 void complex_plan_is_portable() {
   for (const char* t : {"NN", "NT", "NC", "TN", "CN", "CC"}) {
-    auto A = make_matrix<Z, Kokkos::LayoutLeft>("A", 512, 512);
-    auto B = make_matrix<Z, Kokkos::LayoutLeft>("B", 512, 512);
+    auto A = make_matrix<Z, Kokkos::LayoutLeft>("A", 60, 60);
+    auto B = make_matrix<Z, Kokkos::LayoutLeft>("B", 60, 60);
     const char a[2] = {t[0], 0}, b[2] = {t[1], 0};
     const TileConfig cfg = gemm_tile_config(Exec(), a, b, A, B);
+    EXPECT_TRUE(cfg.complex_as_real.empty()) << t << ": " << cfg.complex_as_real;
     EXPECT_FALSE(cfg.matrix_unit) << t;
     EXPECT_NE(std::string(cfg.micro_kernel).find("complex"), std::string::npos) << cfg.micro_kernel;
     EXPECT_EQ(cfg.bm, (gemm_tile_config<Exec, Z>().bm));
@@ -362,6 +365,208 @@ void complex_plan_is_portable() {
 TEST(ComplexGemmPlan, PortableEntriesOnly) {
   complex_plan_is_portable<Zf>();
   complex_plan_is_portable<Zd>();
+}
+
+// ---- complex products as real ones (gemm_complex_as_real.hpp) ------------------------------------
+// The plan, pure: which orientation, which operand is copied, the K chunks, and when it does not apply.
+TEST(ComplexAsRealPlan, OrientationCopiesAndChunks) {
+  using Z = Zd;
+  using S = detail::Strided2D<const Z>;
+  const std::size_t unlimited = std::numeric_limits<std::size_t>::max();
+  const detail::ComplexAsRealTerms terms{100, unlimited};
+  const S a{nullptr, 500, 400, 1, 500};  // op(A) = A, column-major 500 x 400
+  const S b{nullptr, 400, 300, 1, 400};  // op(B) = B, column-major 400 x 300
+  detail::ComplexAsRealPlan p = detail::plan_complex_as_real(a, b, 1, 500, terms);
+  ASSERT_TRUE(p.applies);
+  EXPECT_FALSE(p.transposed);
+  EXPECT_FALSE(p.copy_b);  // B is read as reals where it lies
+  EXPECT_EQ(p.k_chunk, 400);
+  EXPECT_EQ(p.bytes, sizeof(Z) * 2 * 500 * 400);  // Ax only
+  S bc = b;
+  bc.conj = true;  // 'C': copied, conjugated in the copy
+  EXPECT_TRUE(detail::plan_complex_as_real(a, bc, 1, 500, terms).copy_b);
+  const S bt{nullptr, 400, 300, 300, 1};  // op(B) = B^T of a column-major B: n contiguous
+  p = detail::plan_complex_as_real(a, bt, 1, 500, terms);
+  EXPECT_TRUE(p.copy_b);
+  EXPECT_EQ(p.bytes, sizeof(Z) * (2 * 500 * 400 + 300 * 400));
+  // Row-major C: the transposed product, whose operand read as reals is op(A)^T (k contiguous only when
+  // op(A) is).
+  p = detail::plan_complex_as_real(a, b, 300, 1, terms);
+  EXPECT_TRUE(p.applies && p.transposed && p.copy_b);
+  const S ak{nullptr, 500, 400, 400, 1};  // op(A) k-contiguous
+  p = detail::plan_complex_as_real(ak, b, 300, 1, terms);
+  EXPECT_TRUE(p.applies && p.transposed && !p.copy_b);
+  // No unit stride in C, or an extent under the table's: the complex entries.
+  EXPECT_FALSE(detail::plan_complex_as_real(a, b, 2, 1000, terms).applies);
+  EXPECT_FALSE(
+      detail::plan_complex_as_real(a, b, 1, 500, detail::ComplexAsRealTerms{401, unlimited}).applies);
+  EXPECT_FALSE(detail::plan_complex_as_real(a, b, 1, 500, detail::ComplexAsRealTerms{}).applies);
+  // A byte limit under the whole expansion: K chunks of a multiple of 64 within it; none under 64.
+  const std::size_t whole = sizeof(Z) * 2 * 500 * 400;
+  p = detail::plan_complex_as_real(a, b, 1, 500, detail::ComplexAsRealTerms{100, whole / 3});
+  ASSERT_TRUE(p.applies);
+  EXPECT_EQ(p.k_chunk % 64, 0);
+  EXPECT_LT(p.k_chunk, 400);
+  EXPECT_GT(p.k_chunk, 0);
+  EXPECT_LE(p.bytes, whole / 3);
+  EXPECT_FALSE(
+      detail::plan_complex_as_real(a, b, 1, 500, detail::ComplexAsRealTerms{100, whole / 10}).applies);
+}
+
+// The table's terms reach gemm: at twice its extent a column-major product is described (and so run) as
+// real, on a real entry; at half of it, on the complex entries.
+template <class Z>
+void table_terms_reach_gemm() {
+  const detail::ComplexAsRealTerms terms = detail::ComplexAsRealOf<detail::Backend<Exec, Z>, Z>::value;
+  if (terms.min_extent <= 0) GTEST_SKIP() << "this backend runs complex products on its complex entries only";
+  using S = detail::Strided2D<const Z>;
+  const std::int64_t big = 2 * terms.min_extent, small = terms.min_extent / 2;
+  const TileConfig on = detail::describe_gemm_call(Exec(), S{nullptr, big, big, 1, big},
+                                                   S{nullptr, big, big, 1, big}, 1, big, false);
+  EXPECT_FALSE(on.complex_as_real.empty());
+  EXPECT_EQ(std::string(on.micro_kernel).find("complex"), std::string::npos) << on.micro_kernel;
+  const TileConfig off = detail::describe_gemm_call(Exec(), S{nullptr, small, small, 1, small},
+                                                    S{nullptr, small, small, 1, small}, 1, small, false);
+  EXPECT_TRUE(off.complex_as_real.empty()) << off.complex_as_real;
+}
+TEST(ComplexAsRealPlan, TableTermsReachGemmFloat) {
+  table_terms_reach_gemm<Zf>();
+}
+TEST(ComplexAsRealPlan, TableTermsReachGemmDouble) {
+  table_terms_reach_gemm<Zd>();
+}
+
+// The executor, forced with terms of extent 1 on every backend: every letter pair, op(A) and op(B) in
+// both orientations and strided, C column- and row-major inside a NaN guard band that must stay as it
+// was, beta zero (C poisoned too), real or complex, and K cut into chunks of 64 where K passes 64.
+struct AsRealCase {
+  std::int64_t m, n, k;
+  char ta, tb;
+  bool c_right, strided;
+  Cld beta;
+  Zt zt;
+  std::uint64_t seed;
+};
+std::string describe(const AsRealCase& c) {
+  std::ostringstream s;
+  s << name(c.zt) << "gemm as real " << c.ta << c.tb << " " << c.m << "x" << c.n << "x" << c.k << " C "
+    << (c.c_right ? "row" : "column") << "-major" << (c.strided ? ", strided A and B" : "")
+    << " beta=" << c.beta;
+  return s.str();
+}
+void PrintTo(const AsRealCase& c, std::ostream* os) {
+  *os << describe(c);
+}
+
+template <class Z, class LA, class LB, class LC>
+void run_as_real(const AsRealCase& c) {
+  const std::int64_t pad = 3;
+  const bool at = c.ta != 'N', bt = c.tb != 'N';
+  auto A = make_matrix<Z, LA>("A", at ? c.k : c.m, at ? c.m : c.k);
+  auto B = make_matrix<Z, LB>("B", bt ? c.n : c.k, bt ? c.k : c.n);
+  Kokkos::View<Z**, LC, Mem> bigC("bigC", c.m + 2 * pad, c.n + 2 * pad);
+  fill_random_complex(A, c.seed * 3 + 1), fill_random_complex(B, c.seed * 3 + 2);
+  fill_value(bigC, complex_poison<Z>());
+  auto C = Kokkos::subview(bigC, std::make_pair(pad, pad + c.m), std::make_pair(pad, pad + c.n));
+  if (c.beta != Cld(0)) fill_random_complex(C, c.seed * 3 + 3);
+  const CMatrix hC0 = to_host_complex(C), before = to_host_complex(bigC);
+  const char tra[2] = {c.ta, 0}, trb[2] = {c.tb, 0};
+  const auto a = detail::as_const(detail::strided_op(A, detail::parse_trans(tra, "gemm", "transA")));
+  const auto b = detail::as_const(detail::strided_op(B, detail::parse_trans(trb, "gemm", "transB")));
+  const auto cs = detail::strided_op(C, detail::Trans::N);
+  detail::ComplexAsRealTerms terms{1, std::numeric_limits<std::size_t>::max()};
+  detail::ComplexAsRealPlan p = detail::plan_complex_as_real(a, b, cs.rs, cs.cs, terms);
+  ASSERT_TRUE(p.applies) << describe(c);
+  ASSERT_EQ(p.transposed, c.c_right) << describe(c);
+  if (c.k > 64) {
+    // The byte limit of a 64-deep chunk: K runs in ceil(K / 64) expansions.
+    const std::int64_t m = p.transposed ? c.n : c.m, n = p.transposed ? c.m : c.n;
+    terms.max_bytes = sizeof(Z) * 64 * std::size_t(2 * (m + 1) + (p.copy_b ? n + 1 : 0));
+    p = detail::plan_complex_as_real(a, b, cs.rs, cs.cs, terms);
+    ASSERT_TRUE(p.applies) << describe(c);
+    ASSERT_EQ(p.k_chunk, 64) << describe(c);
+  }
+  const Cld alpha(-0.75, 1.25);
+  detail::run_complex_as_real(Exec(), p, a, b, cs, to_z<Z>(alpha), to_z<Z>(c.beta));
+  Kokkos::fence();
+  const CMatrix after = to_host_complex(bigC);
+  std::int64_t touched = 0;
+  for (std::int64_t i = 0; i < after.rows; ++i)
+    for (std::int64_t j = 0; j < after.cols; ++j) {
+      const bool inside = i >= pad && i < pad + c.m && j >= pad && j < pad + c.n;
+      // NaN != NaN: the guard band is compared by its bits' meaning, poisoned or not.
+      const bool same = (std::isnan(static_cast<double>(before(i, j).real())) &&
+                         std::isnan(static_cast<double>(after(i, j).real()))) ||
+                        after(i, j) == before(i, j);
+      if (!inside && !same) ++touched;
+    }
+  EXPECT_EQ(touched, 0) << describe(c) << ": elements outside C changed";
+  const auto want = reference_gemm_complex(op_of(to_host_complex(A), c.ta), op_of(to_host_complex(B), c.tb),
+                                           hC0, as_seen<Z>(alpha), as_seen<Z>(c.beta), eps_of_complex<Z>());
+  EXPECT_TRUE(matches_complex(to_host_complex(C), want)) << describe(c);
+}
+
+std::vector<AsRealCase> as_real_cases() {
+  const std::array<std::int64_t, 3> shapes[] = {{7, 5, 3}, {33, 17, 150}, {65, 31, 129}};
+  const Cld betas[] = {Cld(0), Cld(-0.5, 0), Cld(0.3, -0.6)};
+  std::vector<AsRealCase> cases;
+  std::uint64_t seed = 6100;
+  int turn = 0;
+  for (const char* t : {"NN", "NT", "NC", "TN", "TT", "TC", "CN", "CT", "CC"})
+    for (const auto& s : shapes)
+      for (bool c_right : {false, true})
+        for (Zt zt : kBoth) {
+          cases.push_back({s[0], s[1], s[2], t[0], t[1], c_right, false, betas[turn % 3], zt, seed++});
+          ++turn;
+        }
+  for (const char* t : {"NN", "CT", "TC"})
+    for (bool c_right : {false, true})
+      for (Zt zt : kBoth) cases.push_back({40, 23, 130, t[0], t[1], c_right, true, kBeta, zt, seed++});
+  cases.push_back({1, 1, 1, 'N', 'N', false, false, kBeta, Zt::z, seed++});
+  return cases;
+}
+class ComplexAsReal : public ::testing::TestWithParam<AsRealCase> {};
+TEST_P(ComplexAsReal, MatchesReference) {
+  const AsRealCase& c = GetParam();
+  using L = Kokkos::LayoutLeft;
+  using R = Kokkos::LayoutRight;
+  using S = Kokkos::LayoutStride;
+  with_complex(c.zt, [&](auto z) {
+    using Z = decltype(z);
+    if (c.strided) {
+      c.c_right ? run_as_real<Z, S, S, R>(c) : run_as_real<Z, S, S, L>(c);
+    } else {
+      c.c_right ? run_as_real<Z, L, R, R>(c) : run_as_real<Z, L, R, L>(c);
+    }
+  });
+}
+INSTANTIATE_TEST_SUITE_P(All, ComplexAsReal, ::testing::ValuesIn(as_real_cases()));
+
+// Through ridgeline::gemm where the table runs it (its extent, when small enough to check here).
+template <class Z>
+void gemm_runs_as_real() {
+  const detail::ComplexAsRealTerms terms = detail::ComplexAsRealOf<detail::Backend<Exec, Z>, Z>::value;
+  if (terms.min_extent <= 0 || terms.min_extent > 512)
+    GTEST_SKIP() << "no complex-as-real extent to check here";
+  const std::int64_t e = terms.min_extent;
+  auto A = make_matrix<Z, Kokkos::LayoutLeft>("A", e + 1, e);
+  auto B = make_matrix<Z, Kokkos::LayoutLeft>("B", e + 3, e + 1);
+  auto C = make_matrix<Z, Kokkos::LayoutLeft>("C", e, e + 3);
+  fill_random_complex(A, 71), fill_random_complex(B, 72), fill_value(C, complex_poison<Z>());
+  ASSERT_FALSE(gemm_tile_config(Exec(), "C", "T", A, B, C).complex_as_real.empty());
+  const Cld alpha(0.5, -1);
+  ridgeline::gemm(Exec(), "C", "T", to_z<Z>(alpha), A, B, Z(0), C);
+  Kokkos::fence();
+  const auto want =
+      reference_gemm_complex(op_of(to_host_complex(A), 'C'), op_of(to_host_complex(B), 'T'),
+                             to_host_complex(C), as_seen<Z>(alpha), Cld(0), eps_of_complex<Z>());
+  EXPECT_TRUE(matches_complex(to_host_complex(C), want));
+}
+TEST(ComplexAsReal, ThroughGemmFloat) {
+  gemm_runs_as_real<Zf>();
+}
+TEST(ComplexAsReal, ThroughGemmDouble) {
+  gemm_runs_as_real<Zd>();
 }
 
 // ---- errors: before any launch, naming the shapes and the letters --------------------------------

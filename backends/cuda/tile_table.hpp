@@ -30,6 +30,7 @@
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
 #include <ridgeline/backends/cuda/wgmma_micro_kernel_sm90a.hpp>
+#include <ridgeline/detail/gemm_complex_as_real.hpp>
 #include <ridgeline/detail/gemm_multi_vector.hpp>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
@@ -645,6 +646,14 @@ struct Tiles {
   // fp64 shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
   template <class T>
   static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
+  // Complex products from these extents on run as one real product on the real entries
+  // (gemm_complex_as_real.hpp): complex<double> on the DMMA entries, complex<float> on the SIMT fp32
+  // ones, the expansion held to 1 GiB (8192^3 complex<double>: two K chunks, one more pass over C).
+  // PROVISIONAL, to be replaced by the sweep's numbers.
+  template <class T>
+  static constexpr detail::ComplexAsRealTerms complex_as_real =
+      detail::is_complex_v<T> ? detail::ComplexAsRealTerms{sizeof(T) == 16 ? 512 : 1024, std::size_t(1) << 30}
+                              : detail::ComplexAsRealTerms{};
   // A rows-contiguous GEMV whose rows entry fills less than this percentage of its team slots runs as
   // a one-column multi-vector product split along its columns (gemv_split_columns in dispatch.hpp).
   // Sweep (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), split against

@@ -162,6 +162,35 @@ TileConfig describe_plan(const GemmPlan& plan) {
   t.peel_m = plan.peel.m0, t.peel_n = plan.peel.n0;
   return t;
 }
+
+// What gemm runs for these operands and C's strides (c_rs, c_cs): the plan of the table's entries, or,
+// for a complex product that runs as a real one, the real product's plan (chunk 0) and how it came
+// about. Nothing is launched or allocated.
+template <class ExecSpace, class T>
+TileConfig describe_gemm_call(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                              std::int64_t c_rs, std::int64_t c_cs, bool tf32) {
+  if constexpr (is_complex_v<T>) {
+    const ComplexAsRealPlan p = complex_as_real_plan<ExecSpace>(a, b, c_rs, c_cs);
+    if (p.applies) {
+      using R = typename T::value_type;
+      const auto o = complex_as_real_operands(p, a, b, Strided2D<T>{nullptr, a.rows, b.cols, c_rs, c_cs});
+      const std::int64_t m = o.x.rows, n = o.y.cols, kc = p.k_chunk;
+      const Strided2D<const R> xr = expanded_view<R>(nullptr, m, kc, rows_contiguous(o.x), o.ldx);
+      const Strided2D<const R> yr = p.copy_b ? real_view(Strided2D<const T>{nullptr, kc, n, 1, o.ldy})
+                                             : real_view(block_of(o.y, 0, kc, 0, n));
+      TileConfig t = describe_plan<ExecSpace, R>(gemm_plan(exec, xr, yr));
+      const std::int64_t chunks = (o.x.cols + kc - 1) / kc;
+      t.complex_as_real = std::string(p.transposed ? "C^T = op(B)^T op(A)^T, op(B)^T" : "op(A)") +
+                          " expanded, " + (p.transposed ? "op(A)^T" : "op(B)") +
+                          (p.copy_b ? " copied K-contiguous" : " read as reals in place") + ", real " +
+                          std::to_string(2 * m) + "x" + std::to_string(n) + "x" +
+                          std::to_string(2 * o.x.cols) + " product" +
+                          (chunks > 1 ? " in " + std::to_string(chunks) + " K chunks" : "");
+      return t;
+    }
+  }
+  return describe_plan<ExecSpace, T>(gemm_plan(exec, a, b, tf32));
+}
 }  // namespace detail
 
 // The tile configuration of a table entry for ExecSpace and Scalar, for reports and the roofline:
@@ -181,17 +210,27 @@ TileConfig gemm_tile_config(bool packets = false) {
 
 // The plan gemm(exec, transA, transB, alpha, A, B, beta, C, math) would execute for these operands,
 // as the tile configuration it runs: the table entry and its role, the staging and copies, the K
-// slices and the peeled bulk (the operands are not validated here, and nothing is launched).
+// slices and the peeled bulk, and for complex products whether they run as real ones (the operands
+// are not validated here, and nothing is launched).
+template <class ExecSpace, class AV, class BV, class CV, class = std::enable_if_t<Kokkos::is_view<CV>::value>>
+TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
+                            const BV& B, const CV& C, Math math = Math::exact) {
+  using T = typename AV::non_const_value_type;
+  const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
+  const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
+  const auto c = detail::strided_op(C, detail::Trans::N);
+  return detail::describe_gemm_call(exec, detail::as_const(a), detail::as_const(b), c.rs, c.cs,
+                                    std::is_same_v<T, float> && math == Math::allow_tf32);
+}
+// The same for a C of column-major M x N.
 template <class ExecSpace, class AV, class BV>
 TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
                             const BV& B, Math math = Math::exact) {
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
-  const detail::Strided2D<const T> ac = detail::as_const(a), bc = detail::as_const(b);
-  const detail::GemmPlan plan =
-      detail::gemm_plan(exec, ac, bc, std::is_same_v<T, float> && math == Math::allow_tf32);
-  return detail::describe_plan<ExecSpace, T>(plan);
+  return detail::describe_gemm_call(exec, detail::as_const(a), detail::as_const(b), 1, a.rows,
+                                    std::is_same_v<T, float> && math == Math::allow_tf32);
 }
 
 }  // namespace ridgeline

@@ -27,6 +27,10 @@ struct TileConfig {
   // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
   // [0, peel_n) (0: no peeling).
   std::int64_t peel_m = 0, peel_n = 0;
+  // A complex product that runs as one real product (gemm_complex_as_real.hpp): how, e.g. "op(A)
+  // expanded, op(B) read as reals in place, real 16384x8192x16384 product"; the fields above then
+  // describe that real product's plan. Empty otherwise.
+  std::string complex_as_real;
 };
 
 // The GEMV configuration: a team covers `rows` outputs with `team_size` x `vector_length` threads;

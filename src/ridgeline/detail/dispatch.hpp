@@ -13,11 +13,13 @@
 #include <string>
 #include <type_traits>
 
+#include "ridgeline/detail/gemm_complex_as_real.hpp"
 #include "ridgeline/detail/gemm_multi_vector.hpp"
 #include "ridgeline/detail/gemm_plan.hpp"
 #include "ridgeline/detail/gemm_team_async.hpp"
 #include "ridgeline/detail/gemm_team_tiled.hpp"
 #include "ridgeline/detail/gemv_team.hpp"
+#include "ridgeline/detail/scale.hpp"
 #include "ridgeline/detail/strided.hpp"
 #include "ridgeline/detail/workspace.hpp"
 #include "ridgeline/half.hpp"
@@ -488,11 +490,13 @@ Strided2D<T> block_of(const Strided2D<T>& x, std::int64_t r0, std::int64_t r1, s
 // and writes move 16-byte packets where x's and d's lines allow it (element by element otherwise),
 // all of a thread's reads issued before its first store. The 32 x 32 element-by-element version moved
 // 8192^2 floats at about 1.7 TB/s (0.32 ms of the TF32 NN 8192^3 call's 3.06 at ec88549), and 16
-// element loads in flight per thread only took that to 1.8 (2266cfa).
+// element loads in flight per thread only took that to 1.8 (2266cfa). Complex elements are conjugated
+// on the way where conj is set (the complex-as-real copy of a 'C' operand); complex<double> blocks are
+// 32 x 32, since 64 x 65 of them (66 KB) pass Kokkos 3.4's 48 KB of team scratch on CUDA.
 template <class ExecSpace, class T>
 void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines, std::int64_t depth,
-                           std::int64_t ls, std::int64_t ps, std::int64_t ld, T* d) {
-  constexpr int B = 64, kThreads = 256;                                           // a 64 x 64 block per team
+                           std::int64_t ls, std::int64_t ps, std::int64_t ld, T* d, bool conj = false) {
+  constexpr int B = sizeof(T) > 8 ? 32 : 64, kThreads = 256;                      // a 64 x 64 block per team
   constexpr int kW = int(16 / sizeof(T));                                         // elements per packet
   constexpr int kLanes = B / kW, kRows = kThreads / kLanes, kPasses = B / kRows;  // packet staging
   constexpr int kTx = B, kTy = kThreads / B, kPer = B / kTy;                      // element staging
@@ -535,7 +539,8 @@ void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines
           RIDGELINE_UNROLL
           for (int i = 0; i < kPasses; ++i) {
             const int r = row + i * kRows;
-            for (int e = 0; e < kW; ++e) tile(lines_fast ? r : f + e, lines_fast ? f + e : r) = v[i].v[e];
+            for (int e = 0; e < kW; ++e)
+              tile(lines_fast ? r : f + e, lines_fast ? f + e : r) = conj_if(v[i].v[e], conj);
           }
         } else {
           // Element by element: lanes walk x's contiguous index (l when lines_fast, else p).
@@ -551,7 +556,7 @@ void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines
           RIDGELINE_UNROLL
           for (int i = 0; i < kPer; ++i) {
             const int r = ty + i * kTy;
-            tile(lines_fast ? r : tx, lines_fast ? tx : r) = v[i];
+            tile(lines_fast ? r : tx, lines_fast ? tx : r) = conj_if(v[i], conj);
           }
         }
         team.team_barrier();
@@ -950,6 +955,115 @@ void run_gemm_plan(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<
   }
 }
 
+// ---- complex products as real ones (gemm_complex_as_real.hpp) ------------------------------------
+// A table may name complex_as_real<T> (ComplexAsRealTerms) for a complex T: from which extents its real
+// entries run complex products faster than its complex ones, with the measurement that says so.
+template <class Be, class T, class = void>
+struct ComplexAsRealOf {
+  static constexpr ComplexAsRealTerms value{};  // never
+};
+template <class Be, class T>
+struct ComplexAsRealOf<Be, T, std::void_t<decltype(Be::template complex_as_real<T>)>> {
+  static constexpr ComplexAsRealTerms value = Be::template complex_as_real<T>;
+};
+
+// Whether (and how) a complex product runs as a real one on ExecSpace's table, with C's strides c_rs,
+// c_cs; never for real types, or where the workspace limit leaves no room for the expansion. Pure.
+template <class ExecSpace, class T>
+ComplexAsRealPlan complex_as_real_plan(const Strided2D<const T>& a, const Strided2D<const T>& b,
+                                       std::int64_t c_rs, std::int64_t c_cs) {
+  if constexpr (is_complex_v<T>) {
+    ComplexAsRealPlan p =
+        plan_complex_as_real(a, b, c_rs, c_cs, ComplexAsRealOf<Backend<ExecSpace, T>, T>::value);
+    if (p.applies && !workspace_allows(p.bytes)) p = ComplexAsRealPlan{};
+    return p;
+  } else {
+    (void)a, (void)b, (void)c_rs, (void)c_cs;
+    return ComplexAsRealPlan{};
+  }
+}
+
+// The real operands that plan runs for op(A) and op(B) (the product of its orientation, chunk 0), with
+// xd and yd as the expansion's and the copy's buffers (nullptr to describe a plan without running it).
+template <class Z>
+struct ComplexAsRealOperands {
+  Strided2D<const Z> x, y;  // the complex operands: expanded, read as reals
+  Strided2D<Z> c;           // C, or C^T
+  std::int64_t ldx = 0, ldy = 0;
+};
+template <class Z>
+ComplexAsRealOperands<Z> complex_as_real_operands(const ComplexAsRealPlan& p, const Strided2D<const Z>& a,
+                                                  const Strided2D<const Z>& b, const Strided2D<Z>& c) {
+  ComplexAsRealOperands<Z> o;
+  o.x = p.transposed ? transpose_of(b) : a;
+  o.y = p.transposed ? transpose_of(a) : b;
+  o.c = p.transposed ? transpose_of(c) : c;
+  o.ldx = rows_contiguous(o.x) ? even_up(o.x.rows) : even_up(p.k_chunk);
+  o.ldy = even_up(p.k_chunk);
+  return o;
+}
+
+// y (kc x n) into d with k contiguous, line j at j * ld, conjugated where y.conj. On GPUs through the
+// blocked copy, whose reads and writes both coalesce; host threads copy a line each (a team of 256, which
+// that copy takes, is more than a host backend gives).
+template <class ExecSpace, class Z>
+void copy_k_contiguous(const ExecSpace& exec, const Strided2D<const Z>& y, Z* d, std::int64_t ld) {
+  if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename ExecSpace::memory_space>::accessible) {
+    require_int_range(y.cols, "lines of the K-contiguous copy", "gemm");
+    using Policy = Kokkos::TeamPolicy<ExecSpace>;
+    Kokkos::parallel_for(
+        "ridgeline::gemm complex as real: copy", Policy(exec, static_cast<int>(y.cols), Kokkos::AUTO),
+        KOKKOS_LAMBDA(const typename Policy::member_type& team) {
+          const std::int64_t j = team.league_rank();
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, y.rows),
+                               [&](const std::int64_t k) { d[j * ld + k] = conj_if(y(k, j), y.conj); });
+        });
+  } else {
+    copy_depth_contiguous(exec, y.data, y.cols, y.rows, y.cs, y.rs, ld, d, y.conj);
+  }
+}
+
+// Runs plan (applies) on C = alpha * op(A) * op(B) + beta * C: per K chunk, the expansion of alpha * x,
+// the copy of y where planned, and the real product on C's real view, beta on the first chunk only. A
+// beta with an imaginary part scales C first (the real product can only scale by a real number).
+// Without device memory for the buffers, the complex entries run the product.
+template <class ExecSpace, class Z>
+void run_complex_as_real(const ExecSpace& exec, const ComplexAsRealPlan& p, const Strided2D<const Z>& a,
+                         const Strided2D<const Z>& b, const Strided2D<Z>& c, Z alpha, Z beta) {
+  using R = typename Z::value_type;
+  const ComplexAsRealOperands<Z> o = complex_as_real_operands(p, a, b, c);
+  const std::int64_t m = o.x.rows, n = o.y.cols, k = o.x.cols, kc = p.k_chunk;
+  const bool x_rows = rows_contiguous(o.x);
+  auto lease = lease_workspace(exec);
+  Z *dx = nullptr, *dy = nullptr;
+  try {
+    dx = lease.template get<Z>(WorkSlot::complex_a, static_cast<std::size_t>(expanded_size(m, kc, x_rows)));
+    if (p.copy_b)
+      dy = lease.template get<Z>(WorkSlot::complex_b, static_cast<std::size_t>(real_copy_size(kc, n)));
+  } catch (const std::exception&) {
+    lease.drop(WorkSlot::complex_a), lease.drop(WorkSlot::complex_b);
+    run_gemm_plan(exec, gemm_plan(exec, a, b), a, b, c, alpha, beta);
+    return;
+  }
+  R beta_r = beta.real();
+  if (beta.imag() != R(0)) {
+    scale_matrix(exec, c, beta);
+    beta_r = R(1);
+  }
+  const Strided2D<R> cr{reinterpret_cast<R*>(o.c.data), 2 * m, n, 1, 2 * o.c.cs};
+  for (std::int64_t k0 = 0; k0 < k; k0 += kc) {
+    const std::int64_t k1 = k - k0 > kc ? k0 + kc : k;
+    const Strided2D<const Z> xs = block_of(o.x, 0, m, k0, k1), ys = block_of(o.y, k0, k1, 0, n);
+    const Strided2D<const R> xr = expand_complex(exec, xs, x_rows, alpha, dx, o.ldx);
+    Strided2D<const R> yr = real_view(ys);
+    if (p.copy_b) {
+      copy_k_contiguous(exec, ys, dy, o.ldy);
+      yr = real_view(Strided2D<const Z>{dy, k1 - k0, n, 1, o.ldy});
+    }
+    gemm_dispatch(exec, xr, yr, cr, R(1), k0 == 0 ? beta_r : R(1));
+  }
+}
+
 // C = alpha * op(A) * op(B) + beta * C with all shapes already validated and M, N, K > 0: plan, then
 // execute. allow_copies = false: the operands are already copies (or parts of a product that was
 // split). tf32: the caller allows TF32 (float products).
@@ -957,6 +1071,12 @@ template <class ExecSpace, class T, class TC>
 void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                    const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
                    bool allow_copies, bool tf32) {
+  if constexpr (is_complex_v<T> && std::is_same_v<T, TC>) {
+    if (allow_copies) {
+      const ComplexAsRealPlan p = complex_as_real_plan<ExecSpace>(a, b, c.rs, c.cs);
+      if (p.applies) return run_complex_as_real(exec, p, a, b, c, alpha, beta);
+    }
+  }
   run_gemm_plan(exec, gemm_plan(exec, a, b, tf32, allow_copies), a, b, c, alpha, beta);
 }
 

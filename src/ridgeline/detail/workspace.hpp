@@ -33,9 +33,19 @@
 namespace ridgeline::detail {
 
 // kernel_params: a kernel's launch parameters that must live in device memory (device_params);
-// group_table: a grouped call's kernel values, one per group (dispatch_grouped.hpp).
-enum class WorkSlot : int { a_copy = 0, b_copy = 1, partials = 2, kernel_params = 3, group_table = 4 };
-inline constexpr int kWorkSlots = 5;
+// group_table: a grouped call's kernel values, one per group (dispatch_grouped.hpp); complex_a,
+// complex_b: a complex product's expanded operand and real-view copy (gemm_complex_as_real.hpp), held
+// while the real product they feed takes a_copy, b_copy and partials for itself.
+enum class WorkSlot : int {
+  a_copy = 0,
+  b_copy = 1,
+  partials = 2,
+  kernel_params = 3,
+  group_table = 4,
+  complex_a = 5,
+  complex_b = 6
+};
+inline constexpr int kWorkSlots = 7;
 
 class WorkspaceBase {
  public:
