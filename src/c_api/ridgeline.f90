@@ -3,11 +3,14 @@
 !
 ! Matrices are passed as type(c_ptr): c_loc(a) of a host array with the target attribute on a host
 ! build, a device pointer (cudaMalloc, or CUDA Fortran's c_devloc) on a CUDA build. Scalars and the
-! dimensions are as in ridgeline.h; the operations and statuses are its enumerators.
+! dimensions are as in ridgeline.h; the operations and statuses are its enumerators. The complex routines
+! take complex(c_float_complex) and complex(c_double_complex) arrays and scalars, whose layout is that of
+! ridgeline.h's ridgeline_complex_float and ridgeline_complex_double; RIDGELINE_OP_C conjugates them.
 module ridgeline
-  use, intrinsic :: iso_c_binding, only: c_int, c_float, c_double, c_ptr, c_char, c_size_t, c_f_pointer
+  use, intrinsic :: iso_c_binding, only: c_int, c_float, c_double, c_float_complex, c_double_complex, c_ptr, &
+                                         c_char, c_size_t, c_f_pointer
   implicit none
-  private :: c_int, c_float, c_double, c_ptr, c_char, c_size_t, c_f_pointer
+  private :: c_int, c_float, c_double, c_float_complex, c_double_complex, c_ptr, c_char, c_size_t, c_f_pointer
 
   integer(c_int), parameter :: RIDGELINE_STATUS_SUCCESS = 0, RIDGELINE_STATUS_NOT_INITIALIZED = 1, &
                                RIDGELINE_STATUS_ALLOC_FAILED = 3, RIDGELINE_STATUS_INVALID_VALUE = 7, &
@@ -52,6 +55,22 @@ module ridgeline
       real(c_double), intent(in) :: alpha, beta
     end function
 
+    integer(c_int) function ridgeline_cgemm(handle, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, &
+                                            ldc) bind(c, name='ridgeline_cgemm')
+      import :: c_int, c_ptr, c_float_complex
+      type(c_ptr), value :: handle, a, b, c
+      integer(c_int), value :: transa, transb, m, n, k, lda, ldb, ldc
+      complex(c_float_complex), intent(in) :: alpha, beta
+    end function
+
+    integer(c_int) function ridgeline_zgemm(handle, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, &
+                                            ldc) bind(c, name='ridgeline_zgemm')
+      import :: c_int, c_ptr, c_double_complex
+      type(c_ptr), value :: handle, a, b, c
+      integer(c_int), value :: transa, transb, m, n, k, lda, ldb, ldc
+      complex(c_double_complex), intent(in) :: alpha, beta
+    end function
+
     integer(c_int) function ridgeline_sgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, incy) &
       bind(c, name='ridgeline_sgemv')
       import :: c_int, c_ptr, c_float
@@ -66,6 +85,22 @@ module ridgeline
       type(c_ptr), value :: handle, a, x, y
       integer(c_int), value :: trans, m, n, lda, incx, incy
       real(c_double), intent(in) :: alpha, beta
+    end function
+
+    integer(c_int) function ridgeline_cgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, incy) &
+      bind(c, name='ridgeline_cgemv')
+      import :: c_int, c_ptr, c_float_complex
+      type(c_ptr), value :: handle, a, x, y
+      integer(c_int), value :: trans, m, n, lda, incx, incy
+      complex(c_float_complex), intent(in) :: alpha, beta
+    end function
+
+    integer(c_int) function ridgeline_zgemv(handle, trans, m, n, alpha, a, lda, x, incx, beta, y, incy) &
+      bind(c, name='ridgeline_zgemv')
+      import :: c_int, c_ptr, c_double_complex
+      type(c_ptr), value :: handle, a, x, y
+      integer(c_int), value :: trans, m, n, lda, incx, incy
+      complex(c_double_complex), intent(in) :: alpha, beta
     end function
 
     type(c_ptr) function ridgeline_get_last_error_c() bind(c, name='ridgeline_get_last_error')

@@ -12,7 +12,8 @@
  *   cublasOperation_t: CUBLAS_OP_N/T/C  ridgeline_operation_t: RIDGELINE_OP_N/T/C
  *   cublasCreate, cublasDestroy         ridgeline_create, ridgeline_destroy
  *   cublasSetStream, cublasGetStream    ridgeline_set_stream, ridgeline_get_stream
- *   cublas[SD]gemm, cublas[SD]gemv      ridgeline_[sd]gemm, ridgeline_[sd]gemv
+ *   cublas[SDCZ]gemm, cublas[SDCZ]gemv  ridgeline_[sdcz]gemm, ridgeline_[sdcz]gemv
+ *   cuComplex, cuDoubleComplex          ridgeline_complex_float, ridgeline_complex_double
  *
  * The status values are cuBLAS's numbers, so code that tests them keeps working. alpha and beta are
  * host pointers (cuBLAS's default pointer mode; there is no device pointer mode). On a CUDA build a
@@ -51,6 +52,19 @@ typedef enum ridgeline_memory_space {
 
 typedef struct ridgeline_context* ridgeline_handle_t;
 
+/* The complex types: a real part then an imaginary one, aligned to the real type. That is the layout of
+ * C99's float _Complex and double _Complex, C++'s std::complex, Fortran's complex(c_float_complex) and
+ * complex(c_double_complex), cuBLAS's cuComplex and cuDoubleComplex; arrays of any of those can be
+ * passed by a cast. Kokkos::complex, which the library computes in, has the same layout but aligns to
+ * its whole size: an operand not aligned so (a submatrix at an odd element) goes through an aligned copy,
+ * so any element's address may be passed. */
+typedef struct ridgeline_complex_float {
+  float re, im;
+} ridgeline_complex_float;
+typedef struct ridgeline_complex_double {
+  double re, im;
+} ridgeline_complex_double;
+
 /* The memory the pointers of this library's build must live in. */
 ridgeline_memory_space_t ridgeline_get_memory_space(void);
 
@@ -79,6 +93,18 @@ ridgeline_status_t ridgeline_dgemm(ridgeline_handle_t handle, ridgeline_operatio
                                    ridgeline_operation_t transb, int m, int n, int k, const double* alpha,
                                    const double* A, int lda, const double* B, int ldb, const double* beta,
                                    double* C, int ldc);
+/* Complex: RIDGELINE_OP_T transposes, RIDGELINE_OP_C conjugates and transposes. */
+ridgeline_status_t ridgeline_cgemm(ridgeline_handle_t handle, ridgeline_operation_t transa,
+                                   ridgeline_operation_t transb, int m, int n, int k,
+                                   const ridgeline_complex_float* alpha, const ridgeline_complex_float* A,
+                                   int lda, const ridgeline_complex_float* B, int ldb,
+                                   const ridgeline_complex_float* beta, ridgeline_complex_float* C, int ldc);
+ridgeline_status_t ridgeline_zgemm(ridgeline_handle_t handle, ridgeline_operation_t transa,
+                                   ridgeline_operation_t transb, int m, int n, int k,
+                                   const ridgeline_complex_double* alpha, const ridgeline_complex_double* A,
+                                   int lda, const ridgeline_complex_double* B, int ldb,
+                                   const ridgeline_complex_double* beta, ridgeline_complex_double* C,
+                                   int ldc);
 
 /* y = alpha op(A) x + beta y, A m x n column-major; incx and incy may be negative (BLAS order: the
  * vector is walked from its end), not zero. beta == 0 never reads y. */
@@ -88,6 +114,15 @@ ridgeline_status_t ridgeline_sgemv(ridgeline_handle_t handle, ridgeline_operatio
 ridgeline_status_t ridgeline_dgemv(ridgeline_handle_t handle, ridgeline_operation_t trans, int m, int n,
                                    const double* alpha, const double* A, int lda, const double* x, int incx,
                                    const double* beta, double* y, int incy);
+ridgeline_status_t ridgeline_cgemv(ridgeline_handle_t handle, ridgeline_operation_t trans, int m, int n,
+                                   const ridgeline_complex_float* alpha, const ridgeline_complex_float* A,
+                                   int lda, const ridgeline_complex_float* x, int incx,
+                                   const ridgeline_complex_float* beta, ridgeline_complex_float* y, int incy);
+ridgeline_status_t ridgeline_zgemv(ridgeline_handle_t handle, ridgeline_operation_t trans, int m, int n,
+                                   const ridgeline_complex_double* alpha, const ridgeline_complex_double* A,
+                                   int lda, const ridgeline_complex_double* x, int incx,
+                                   const ridgeline_complex_double* beta, ridgeline_complex_double* y,
+                                   int incy);
 
 #ifdef __cplusplus
 }

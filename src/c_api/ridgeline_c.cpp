@@ -2,15 +2,21 @@
 //
 // - Host build: the kernels are host_abi's (src/blas/host_abi.cpp), the object libridgeline_blas.so
 //   links too, so this translation unit instantiates nothing and includes no Kokkos header.
-// - CUDA build (RIDGELINE_C_API_CUDA): float and double GEMM and GEMV on Kokkos::Cuda, over unmanaged
-//   LayoutStride views of the caller's device pointers, on a Kokkos::Cuda instance made from the
-//   handle's stream (Kokkos 3.4's Cuda(cudaStream_t)). Calls do not fence, like cuBLAS's.
+// - CUDA build (RIDGELINE_C_API_CUDA): float, double and complex GEMM and GEMV on Kokkos::Cuda, over
+//   unmanaged LayoutStride views of the caller's device pointers, on a Kokkos::Cuda instance made from
+//   the handle's stream (Kokkos 3.4's Cuda(cudaStream_t)). Calls do not fence, like cuBLAS's.
+//
+// The complex types of ridgeline.h are std::complex's layout (static_asserted below), so the entry points
+// pass them on as std::complex; the kernels run on Kokkos::complex, the same layout aligned to its whole
+// size, which operands not aligned so reach through an aligned copy (host_abi's on the host, below on CUDA).
 //
 // Every entry point checks its arguments before anything runs, and every C++ exception stops at the
 // boundary (c_boundary): std::invalid_argument (Ridgeline's own checks, whose text names the shapes)
 // becomes RIDGELINE_STATUS_INVALID_VALUE, std::bad_alloc RIDGELINE_STATUS_ALLOC_FAILED, anything else
 // RIDGELINE_STATUS_INTERNAL_ERROR, each with its text in this thread's last-error message.
+#include <complex>
 #include <cstdarg>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -35,6 +41,29 @@
 #include "blas/host_abi.hpp"
 
 #define RIDGELINE_C_EXPORT extern "C" __attribute__((visibility("default")))
+
+// ridgeline.h's complex structs are passed on as std::complex (and, on CUDA, read as Kokkos::complex):
+// the same size, and no stricter alignment than the struct's, which is C99 _Complex's and Fortran's.
+static_assert(sizeof(ridgeline_complex_float) == sizeof(std::complex<float>) &&
+                  alignof(ridgeline_complex_float) == alignof(std::complex<float>),
+              "ridgeline_complex_float must have std::complex<float>'s layout");
+static_assert(sizeof(ridgeline_complex_double) == sizeof(std::complex<double>) &&
+                  alignof(ridgeline_complex_double) == alignof(std::complex<double>),
+              "ridgeline_complex_double must have std::complex<double>'s layout");
+static_assert(sizeof(ridgeline_complex_float) == 2 * sizeof(float) &&
+                  alignof(ridgeline_complex_float) == alignof(float),
+              "ridgeline_complex_float must be two floats, aligned as one");
+static_assert(sizeof(ridgeline_complex_double) == 2 * sizeof(double) &&
+                  alignof(ridgeline_complex_double) == alignof(double),
+              "ridgeline_complex_double must be two doubles, aligned as one");
+#if defined(RIDGELINE_C_API_CUDA)
+static_assert(sizeof(Kokkos::complex<float>) == sizeof(ridgeline_complex_float) &&
+                  alignof(Kokkos::complex<float>) % alignof(ridgeline_complex_float) == 0,
+              "Kokkos::complex<float> must have ridgeline_complex_float's layout");
+static_assert(sizeof(Kokkos::complex<double>) == sizeof(ridgeline_complex_double) &&
+                  alignof(Kokkos::complex<double>) % alignof(ridgeline_complex_double) == 0,
+              "Kokkos::complex<double> must have ridgeline_complex_double's layout");
+#endif
 
 struct ridgeline_context {
   void* stream = nullptr;
@@ -227,14 +256,167 @@ void gemv_checked(ridgeline_context* h, ridgeline_operation_t t, int m, int n, T
   exec.fence();
 }
 
+// ---- complex on CUDA ----
+// Kokkos::complex<R> is aligned to its whole size (KOKKOS_ENABLE_COMPLEX_ALIGN), the C API's types only
+// to R's, and a misaligned 16-byte load faults on the device. An operand whose address Kokkos::complex
+// cannot take, or a vector with a negative increment, goes through a contiguous copy in device memory;
+// the copies run on the handle's stream, which is fenced before they are freed, so such a call is
+// synchronous (as the real GEMV's negative increments are). Aligned operands are used in place.
+template <class R>
+using Z = Kokkos::complex<R>;
+
+template <class R>
+bool kokkos_aligned(const std::complex<R>* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % alignof(Z<R>) == 0;
+}
+
+// dst[d0 + i drow + j dcol] = src[s0 + i srow + j scol] for i < rows, j < cols, in complex elements, moved
+// as two R each so that neither side needs more than R's alignment. Strides may be negative (a BLAS
+// vector walked from its end).
+template <class R>
+struct CopyComplex {
+  const R* src;
+  std::int64_t s0, srow, scol;
+  R* dst;
+  std::int64_t d0, drow, dcol;
+  std::int64_t rows;
+  KOKKOS_INLINE_FUNCTION void operator()(std::int64_t e) const {
+    const std::int64_t i = e % rows, j = e / rows;
+    const std::int64_t s = 2 * (s0 + i * srow + j * scol), d = 2 * (d0 + i * drow + j * dcol);
+    dst[d] = src[s];
+    dst[d + 1] = src[s + 1];
+  }
+};
+
+template <class R>
+void copy_complex(const Exec& exec, const CopyComplex<R>& copy, std::int64_t cols) {
+  const std::int64_t count = copy.rows * cols;
+  if (count == 0) return;
+  Kokkos::parallel_for("ridgeline_c complex copy",
+                       Kokkos::RangePolicy<Exec, Kokkos::IndexType<std::int64_t>>(exec, 0, count), copy);
+}
+
+// rows x cols column-major at p with leading dimension ld, as Kokkos::complex: in place or copied.
+template <class R>
+struct DeviceComplexBlock {
+  Kokkos::View<Z<R>*, Space> copy;
+  Z<R>* data = nullptr;
+  int ld = 1;
+  DeviceComplexBlock(const Exec& exec, const std::complex<R>* p, int rows, int cols, int ld_in, bool read) {
+    if (kokkos_aligned(p)) {
+      data = reinterpret_cast<Z<R>*>(const_cast<std::complex<R>*>(p));
+      ld = ld_in;
+      return;
+    }
+    ld = rows > 1 ? rows : 1;
+    copy = Kokkos::View<Z<R>*, Space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline_c complex"),
+                                      static_cast<std::size_t>(ld) * static_cast<std::size_t>(cols));
+    data = copy.data();
+    if (read) {
+      copy_complex(exec,
+                   CopyComplex<R>{reinterpret_cast<const R*>(p), 0, 1, ld_in, reinterpret_cast<R*>(data), 0,
+                                  1, ld, rows},
+                   cols);
+    }
+  }
+  bool copied() const { return copy.data() != nullptr; }
+  void write_back(const Exec& exec, std::complex<R>* p, int rows, int cols, int ld_out) const {
+    if (!copied()) return;
+    copy_complex(exec,
+                 CopyComplex<R>{reinterpret_cast<const R*>(data), 0, 1, ld, reinterpret_cast<R*>(p), 0, 1,
+                                ld_out, rows},
+                 cols);
+  }
+};
+
+// A BLAS vector as Kokkos::complex: in place where its increment is positive and its address aligned,
+// otherwise a contiguous copy in walking order.
+template <class R>
+struct DeviceComplexVector {
+  Kokkos::View<Z<R>*, Space> copy;
+  Z<R>* data = nullptr;
+  int n = 0, inc = 1;
+  DeviceComplexVector(const Exec& exec, const std::complex<R>* p, int n_, int inc_, bool read)
+      : n(n_), inc(inc_) {
+    if (inc_ > 0 && kokkos_aligned(p)) {
+      data = reinterpret_cast<Z<R>*>(const_cast<std::complex<R>*>(p));
+      return;
+    }
+    copy =
+        Kokkos::View<Z<R>*, Space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ridgeline_c complex"), n);
+    data = copy.data();
+    inc = 1;
+    if (read) copy_complex(exec, from(reinterpret_cast<const R*>(p), inc_, reinterpret_cast<R*>(data)), 1);
+  }
+  bool copied() const { return copy.data() != nullptr; }
+  // Entry i of the caller's vector is at (inc < 0 ? n - 1 - i : i) |inc|, as in the BLAS.
+  CopyComplex<R> from(const R* p, int inc_p, R* to) const {
+    const std::int64_t a = inc_p < 0 ? -static_cast<std::int64_t>(inc_p) : inc_p;
+    return inc_p < 0 ? CopyComplex<R>{p, (n - 1) * a, -a, 0, to, 0, 1, 0, n}
+                     : CopyComplex<R>{p, 0, a, 0, to, 0, 1, 0, n};
+  }
+  void write_back(const Exec& exec, std::complex<R>* p, int inc_out) const {
+    if (!copied()) return;
+    const std::int64_t a = inc_out < 0 ? -static_cast<std::int64_t>(inc_out) : inc_out;
+    R* to = reinterpret_cast<R*>(p);
+    const R* src = reinterpret_cast<const R*>(data);
+    copy_complex(exec,
+                 inc_out < 0 ? CopyComplex<R>{src, 0, 1, 0, to, (n - 1) * a, -a, 0, n}
+                             : CopyComplex<R>{src, 0, 1, 0, to, 0, a, 0, n},
+                 1);
+  }
+};
+
+const char* complex_letter(ridgeline_operation_t t) {
+  return t == RIDGELINE_OP_N ? "N" : t == RIDGELINE_OP_T ? "T" : "C";
+}
+
+template <class R>
+void gemm_checked(ridgeline_context* h, ridgeline_operation_t ta, ridgeline_operation_t tb, int m, int n,
+                  int k, std::complex<R> alpha, const std::complex<R>* a, int lda, const std::complex<R>* b,
+                  int ldb, std::complex<R> beta, std::complex<R>* c, int ldc) {
+  const Exec& exec = exec_of(h);
+  const bool na = ta == RIDGELINE_OP_N, nb = tb == RIDGELINE_OP_N;
+  const int ar = na ? m : k, ac = na ? k : m, br = nb ? k : n, bc = nb ? n : k;
+  // A and B are read only where the product is formed, C only where beta != 0 (beta == 0 never reads C).
+  const bool product = !(alpha == std::complex<R>(0) || k == 0);
+  const DeviceComplexBlock<R> A(exec, a, ar, ac, lda, product), B(exec, b, br, bc, ldb, product);
+  const DeviceComplexBlock<R> C(exec, c, m, n, ldc, beta != std::complex<R>(0));
+  ridgeline::gemm(exec, complex_letter(ta), complex_letter(tb), Z<R>(alpha.real(), alpha.imag()),
+                  column_major<const Z<R>>(A.data, ar, ac, A.ld),
+                  column_major<const Z<R>>(B.data, br, bc, B.ld), Z<R>(beta.real(), beta.imag()),
+                  column_major(C.data, m, n, C.ld));
+  C.write_back(exec, c, m, n, ldc);
+  if (A.copied() || B.copied() || C.copied()) exec.fence();
+}
+
+template <class R>
+void gemv_checked(ridgeline_context* h, ridgeline_operation_t t, int m, int n, std::complex<R> alpha,
+                  const std::complex<R>* a, int lda, const std::complex<R>* x, int incx, std::complex<R> beta,
+                  std::complex<R>* y, int incy) {
+  const Exec& exec = exec_of(h);
+  const bool nt = t == RIDGELINE_OP_N;
+  const bool product = alpha != std::complex<R>(0);
+  const DeviceComplexBlock<R> A(exec, a, m, n, lda, product);
+  const DeviceComplexVector<R> X(exec, x, nt ? n : m, incx, product);
+  const DeviceComplexVector<R> Y(exec, y, nt ? m : n, incy, beta != std::complex<R>(0));
+  ridgeline::gemv(exec, complex_letter(t), Z<R>(alpha.real(), alpha.imag()),
+                  column_major<const Z<R>>(A.data, m, n, A.ld),
+                  Vector<const Z<R>>(X.data, Kokkos::LayoutStride(X.n, X.inc)),
+                  Z<R>(beta.real(), beta.imag()), Vector<Z<R>>(Y.data, Kokkos::LayoutStride(Y.n, Y.inc)));
+  Y.write_back(exec, y, incy);
+  if (A.copied() || X.copied() || Y.copied()) exec.fence();
+}
+
 #else  // host build
 
 void ensure_kokkos() {
   ridgeline::host_abi::ensure_kokkos();
 }
 
+// host_abi takes BLAS letters: C conjugates the complex types and is T for the real ones.
 char trans_letter(ridgeline_operation_t t) {
-  return t == RIDGELINE_OP_N ? 'N' : 'T';
+  return t == RIDGELINE_OP_N ? 'N' : t == RIDGELINE_OP_T ? 'T' : 'C';
 }
 
 template <class T>
@@ -495,4 +677,62 @@ RIDGELINE_C_EXPORT ridgeline_status_t ridgeline_dgemv(ridgeline_handle_t handle,
                                                       int lda, const double* x, int incx, const double* beta,
                                                       double* y, int incy) {
   return gemv("ridgeline_dgemv", handle, trans, m, n, alpha, A, lda, x, incx, beta, y, incy);
+}
+
+// The complex entry points hand their structs on as std::complex, whose layout they have (asserted above).
+namespace {
+const std::complex<float>* as_std(const ridgeline_complex_float* p) {
+  return reinterpret_cast<const std::complex<float>*>(p);
+}
+std::complex<float>* as_std(ridgeline_complex_float* p) {
+  return reinterpret_cast<std::complex<float>*>(p);
+}
+const std::complex<double>* as_std(const ridgeline_complex_double* p) {
+  return reinterpret_cast<const std::complex<double>*>(p);
+}
+std::complex<double>* as_std(ridgeline_complex_double* p) {
+  return reinterpret_cast<std::complex<double>*>(p);
+}
+}  // namespace
+
+RIDGELINE_C_EXPORT ridgeline_status_t ridgeline_cgemm(ridgeline_handle_t handle, ridgeline_operation_t transa,
+                                                      ridgeline_operation_t transb, int m, int n, int k,
+                                                      const ridgeline_complex_float* alpha,
+                                                      const ridgeline_complex_float* A, int lda,
+                                                      const ridgeline_complex_float* B, int ldb,
+                                                      const ridgeline_complex_float* beta,
+                                                      ridgeline_complex_float* C, int ldc) {
+  return gemm("ridgeline_cgemm", handle, transa, transb, m, n, k, as_std(alpha), as_std(A), lda, as_std(B),
+              ldb, as_std(beta), as_std(C), ldc);
+}
+
+RIDGELINE_C_EXPORT ridgeline_status_t ridgeline_zgemm(ridgeline_handle_t handle, ridgeline_operation_t transa,
+                                                      ridgeline_operation_t transb, int m, int n, int k,
+                                                      const ridgeline_complex_double* alpha,
+                                                      const ridgeline_complex_double* A, int lda,
+                                                      const ridgeline_complex_double* B, int ldb,
+                                                      const ridgeline_complex_double* beta,
+                                                      ridgeline_complex_double* C, int ldc) {
+  return gemm("ridgeline_zgemm", handle, transa, transb, m, n, k, as_std(alpha), as_std(A), lda, as_std(B),
+              ldb, as_std(beta), as_std(C), ldc);
+}
+
+RIDGELINE_C_EXPORT ridgeline_status_t ridgeline_cgemv(ridgeline_handle_t handle, ridgeline_operation_t trans,
+                                                      int m, int n, const ridgeline_complex_float* alpha,
+                                                      const ridgeline_complex_float* A, int lda,
+                                                      const ridgeline_complex_float* x, int incx,
+                                                      const ridgeline_complex_float* beta,
+                                                      ridgeline_complex_float* y, int incy) {
+  return gemv("ridgeline_cgemv", handle, trans, m, n, as_std(alpha), as_std(A), lda, as_std(x), incx,
+              as_std(beta), as_std(y), incy);
+}
+
+RIDGELINE_C_EXPORT ridgeline_status_t ridgeline_zgemv(ridgeline_handle_t handle, ridgeline_operation_t trans,
+                                                      int m, int n, const ridgeline_complex_double* alpha,
+                                                      const ridgeline_complex_double* A, int lda,
+                                                      const ridgeline_complex_double* x, int incx,
+                                                      const ridgeline_complex_double* beta,
+                                                      ridgeline_complex_double* y, int incy) {
+  return gemv("ridgeline_zgemv", handle, trans, m, n, as_std(alpha), as_std(A), lda, as_std(x), incx,
+              as_std(beta), as_std(y), incy);
 }
