@@ -823,6 +823,10 @@ void sweep_complex(std::int64_t m, std::int64_t n, std::int64_t k, char ta, char
            ? "ridgeline::gemm (complex entries)"
            : "ridgeline::gemm (as real)",
        t_gemm);
+  // The complex entries once more, last: a drift of the clocks over the runs (the H200 runs these at its
+  // power cap) shows as a difference from the first time.
+  const double again = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), entries, a, b, c, Z(1), Z(0)); });
+  show("complex entries, again", again);
 }
 
 // ---- GEMV N split along its columns against the rows entry -----------------------------------

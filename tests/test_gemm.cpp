@@ -13,6 +13,17 @@
 
 #include "reference.hpp"
 
+// The real dispatch for this backend, instantiated here once for the complex cases too
+// (test_gemm_complex.cpp declares it extern: a complex product that runs as a real one calls it).
+template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, float, float>(
+    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const float>&,
+    const ridgeline::detail::Strided2D<const float>&, const ridgeline::detail::Strided2D<float>&, float,
+    float, bool, bool);
+template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, double, double>(
+    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const double>&,
+    const ridgeline::detail::Strided2D<const double>&, const ridgeline::detail::Strided2D<double>&, double,
+    double, bool, bool);
+
 namespace ridgeline::test {
 namespace {
 

@@ -646,14 +646,20 @@ struct Tiles {
   // fp64 shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
   template <class T>
   static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
-  // Complex products from these extents on run as one real product on the real entries
-  // (gemm_complex_as_real.hpp): complex<double> on the DMMA entries, complex<float> on the SIMT fp32
-  // ones, the expansion held to 1 GiB (8192^3 complex<double>: two K chunks, one more pass over C).
-  // PROVISIONAL, to be replaced by the sweep's numbers.
+  // Complex products from these extents on (M, N and K) run as one real product on the real entries
+  // (gemm_complex_as_real.hpp), the expansion held to 4 GiB (16384^3 complex<double>: two K chunks).
+  // complex<double> on the DMMA entries, from 256: the tile sweep
+  // (perf/results/2026-12-02-h200-8423c69/) ran it 1.10-1.20x the SIMT complex entries at 256^3, 1.33x
+  // at 512^3, 2.0-2.4x from 1024^3 on (NN, CN, NC, NT, TN; 3001x2999x1501 2.08x); 8192^3 in one chunk
+  // 86.6 ms against 90.9 in the three chunks a 1 GiB limit made. complex<float> on the SIMT fp32
+  // entries, from 1024: PROVISIONAL (the same sweep ran it 0.94-0.97x the complex entries NN, 1.04x CN
+  // and TN, while ridgeline-perf's run of it was 0.93 of cuBLAS's CGEMM against 0.88 for the complex
+  // entries at 07b572c).
   template <class T>
   static constexpr detail::ComplexAsRealTerms complex_as_real =
-      detail::is_complex_v<T> ? detail::ComplexAsRealTerms{sizeof(T) == 16 ? 512 : 1024, std::size_t(1) << 30}
-                              : detail::ComplexAsRealTerms{};
+      !detail::is_complex_v<T> ? detail::ComplexAsRealTerms{}
+      : sizeof(T) == 16        ? detail::ComplexAsRealTerms{256, std::size_t(4) << 30}
+                               : detail::ComplexAsRealTerms{1024, std::size_t(4) << 30};
   // A rows-contiguous GEMV whose rows entry fills less than this percentage of its team slots runs as
   // a one-column multi-vector product split along its columns (gemv_split_columns in dispatch.hpp).
   // Sweep (perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), split against

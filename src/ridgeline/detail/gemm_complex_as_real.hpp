@@ -86,12 +86,18 @@ ComplexAsRealPlan plan_complex_as_real(const Strided2D<const Z>& a, const Stride
   };
   std::int64_t kc = k;
   if (bytes(kc) > terms.max_bytes) {
-    // Chunks of a multiple of 64 (the real tables' K steps divide it) that fit the limit.
+    // The fewest chunks that fit the limit, of equal depth rounded up to a multiple of 64 (the real
+    // tables' K steps divide it): 8192^3 complex<double> under 1 GiB ran chunks of 4032, 4032 and 128,
+    // the last a thin product at a fraction of the rate (90.9 ms against 86.6 in one chunk; the tile
+    // sweep of perf/results/2026-12-02-h200-8423c69/).
     const std::size_t per_k = sizeof(Z) * std::size_t(2 * (m + 1) + (p.copy_b ? n + 1 : 0));
-    kc = std::int64_t(terms.max_bytes / per_k) / 64 * 64;
-    while (kc > 0 && bytes(kc) > terms.max_bytes) kc -= 64;
+    const std::int64_t most = std::int64_t(terms.max_bytes / per_k) / 64 * 64;
+    if (most < 64) return ComplexAsRealPlan{};  // chunks too thin to pay for C's extra passes
+    const std::int64_t chunks = (k + most - 1) / most;
+    kc = ((k + chunks - 1) / chunks + 63) / 64 * 64;
+    while (kc > 64 && bytes(kc) > terms.max_bytes) kc -= 64;
+    if (bytes(kc) > terms.max_bytes) return ComplexAsRealPlan{};
   }
-  if (kc < 64 && kc < k) return ComplexAsRealPlan{};  // chunks too thin to pay for C's extra passes
   p.k_chunk = kc;
   p.bytes = bytes(kc);
   p.applies = true;
