@@ -90,7 +90,7 @@ struct Tiles {
   using gemm_batched_entries = gemm_entries<T>;
   // Complex products from 32 on (M, N and K) run as one real product on the real entries
   // (gemm_complex_as_real.hpp), the expansion held to 256 MiB (2048^3 complex<double> takes 128). The
-  // tile sweep on this VM's two Zen 5 cores (perf/results/2026-12-02-host-complex-as-real/): as real ran
+  // tile sweep on this VM's two Zen 5 cores (perf/results/2026-12-02-host-7cf95a3/): as real ran
   // 1.4-1.5x the complex entries at 32^3, 1.1x at 64^3, 2.0-3.2x at 128^3, 2.6-4.4x at 256^3, 3.3-8.0x at
   // 1024^3 with C on either side; the portable complex micro-kernel tops out near 25 GFLOP/s.
   template <class T>
