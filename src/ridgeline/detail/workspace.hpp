@@ -66,9 +66,15 @@ struct WorkspaceRegistry {
   std::atomic<std::size_t> limit{std::numeric_limits<std::size_t>::max()};
 };
 
+// Never destroyed: a static's destructor runs at exit in reverse order of construction, so a registry
+// first built during a call would be gone before an atexit handler registered earlier (the C API's
+// Kokkos::finalize, an application's own) runs Kokkos's finalize hook, which releases it. The C API test
+// on the H200 crashed or hung at exit that way once a split-K complex product had built it during the
+// run (perf/results/2026-12-02-h200-8423c69/, -c-api-exit-diag*). Its buffers are freed by that hook;
+// without a finalize, the process's end frees them.
 inline WorkspaceRegistry& workspace_registry() {
-  static WorkspaceRegistry r;
-  return r;
+  static WorkspaceRegistry* r = new WorkspaceRegistry;
+  return *r;
 }
 
 // Whether a workspace of `bytes` could exist under the limit at all (the dispatcher's plan; a call
