@@ -173,10 +173,10 @@ TileConfig describe_gemm_call(const ExecSpace& exec, const Strided2D<const T>& a
     const ComplexAsRealPlan p = complex_as_real_plan<ExecSpace>(a, b, c_rs, c_cs);
     if (p.applies) {
       using R = typename T::value_type;
-      const auto o = complex_as_real_operands(p, a, b, Strided2D<T>{nullptr, a.rows, b.cols, c_rs, c_cs});
+      const auto o = oriented_operands(p.transposed, a, b, Strided2D<T>{nullptr, a.rows, b.cols, c_rs, c_cs});
       const std::int64_t m = o.x.rows, n = o.y.cols, kc = p.k_chunk;
-      const Strided2D<const R> xr = expanded_view<R>(nullptr, m, kc, rows_contiguous(o.x), o.ldx);
-      const Strided2D<const R> yr = p.copy_b ? real_view(Strided2D<const T>{nullptr, kc, n, 1, o.ldy})
+      const Strided2D<const R> xr = expanded_view<R>(nullptr, m, kc, o.x_rows, expanded_lead(o, kc));
+      const Strided2D<const R> yr = p.copy_b ? real_view(Strided2D<const T>{nullptr, kc, n, 1, even_up(kc)})
                                              : real_view(block_of(o.y, 0, kc, 0, n));
       TileConfig t = describe_plan<ExecSpace, R>(gemm_plan(exec, xr, yr));
       const std::int64_t chunks = (o.x.cols + kc - 1) / kc;

@@ -496,7 +496,7 @@ Strided2D<T> block_of(const Strided2D<T>& x, std::int64_t r0, std::int64_t r1, s
 template <class ExecSpace, class T>
 void copy_depth_contiguous(const ExecSpace& exec, const T* x, std::int64_t lines, std::int64_t depth,
                            std::int64_t ls, std::int64_t ps, std::int64_t ld, T* d, bool conj = false) {
-  constexpr int B = sizeof(T) > 8 ? 32 : 64, kThreads = 256;                      // a 64 x 64 block per team
+  constexpr int B = sizeof(T) > 8 ? 32 : 64, kThreads = 256;                      // a B x B block per team
   constexpr int kW = int(16 / sizeof(T));                                         // elements per packet
   constexpr int kLanes = B / kW, kRows = kThreads / kLanes, kPasses = B / kRows;  // packet staging
   constexpr int kTx = B, kTy = kThreads / B, kPer = B / kTy;                      // element staging
@@ -983,26 +983,6 @@ ComplexAsRealPlan complex_as_real_plan(const Strided2D<const T>& a, const Stride
   }
 }
 
-// The real operands that plan runs for op(A) and op(B) (the product of its orientation, chunk 0), with
-// xd and yd as the expansion's and the copy's buffers (nullptr to describe a plan without running it).
-template <class Z>
-struct ComplexAsRealOperands {
-  Strided2D<const Z> x, y;  // the complex operands: expanded, read as reals
-  Strided2D<Z> c;           // C, or C^T
-  std::int64_t ldx = 0, ldy = 0;
-};
-template <class Z>
-ComplexAsRealOperands<Z> complex_as_real_operands(const ComplexAsRealPlan& p, const Strided2D<const Z>& a,
-                                                  const Strided2D<const Z>& b, const Strided2D<Z>& c) {
-  ComplexAsRealOperands<Z> o;
-  o.x = p.transposed ? transpose_of(b) : a;
-  o.y = p.transposed ? transpose_of(a) : b;
-  o.c = p.transposed ? transpose_of(c) : c;
-  o.ldx = rows_contiguous(o.x) ? even_up(o.x.rows) : even_up(p.k_chunk);
-  o.ldy = even_up(p.k_chunk);
-  return o;
-}
-
 // y (kc x n) into d with k contiguous, line j at j * ld, conjugated where y.conj. On GPUs through the
 // blocked copy, whose reads and writes both coalesce; host threads copy a line each (a team of 256, which
 // that copy takes, is more than a host backend gives).
@@ -1031,13 +1011,13 @@ template <class ExecSpace, class Z>
 void run_complex_as_real(const ExecSpace& exec, const ComplexAsRealPlan& p, const Strided2D<const Z>& a,
                          const Strided2D<const Z>& b, const Strided2D<Z>& c, Z alpha, Z beta) {
   using R = typename Z::value_type;
-  const ComplexAsRealOperands<Z> o = complex_as_real_operands(p, a, b, c);
+  const ComplexAsRealOperands<Z> o = oriented_operands(p.transposed, a, b, c);
   const std::int64_t m = o.x.rows, n = o.y.cols, k = o.x.cols, kc = p.k_chunk;
-  const bool x_rows = rows_contiguous(o.x);
+  const std::int64_t ldx = expanded_lead(o, kc), ldy = even_up(kc);
   auto lease = lease_workspace(exec);
   Z *dx = nullptr, *dy = nullptr;
   try {
-    dx = lease.template get<Z>(WorkSlot::complex_a, static_cast<std::size_t>(expanded_size(m, kc, x_rows)));
+    dx = lease.template get<Z>(WorkSlot::complex_a, static_cast<std::size_t>(expanded_size(m, kc, o.x_rows)));
     if (p.copy_b)
       dy = lease.template get<Z>(WorkSlot::complex_b, static_cast<std::size_t>(real_copy_size(kc, n)));
   } catch (const std::exception&) {
@@ -1054,11 +1034,11 @@ void run_complex_as_real(const ExecSpace& exec, const ComplexAsRealPlan& p, cons
   for (std::int64_t k0 = 0; k0 < k; k0 += kc) {
     const std::int64_t k1 = k - k0 > kc ? k0 + kc : k;
     const Strided2D<const Z> xs = block_of(o.x, 0, m, k0, k1), ys = block_of(o.y, k0, k1, 0, n);
-    const Strided2D<const R> xr = expand_complex(exec, xs, x_rows, alpha, dx, o.ldx);
+    const Strided2D<const R> xr = expand_complex(exec, xs, o.x_rows, alpha, dx, ldx);
     Strided2D<const R> yr = real_view(ys);
     if (p.copy_b) {
-      copy_k_contiguous(exec, ys, dy, o.ldy);
-      yr = real_view(Strided2D<const Z>{dy, k1 - k0, n, 1, o.ldy});
+      copy_k_contiguous(exec, ys, dy, ldy);
+      yr = real_view(Strided2D<const Z>{dy, k1 - k0, n, 1, ldy});
     }
     gemm_dispatch(exec, xr, yr, cr, R(1), k0 == 0 ? beta_r : R(1));
   }

@@ -64,6 +64,31 @@ inline std::int64_t real_copy_size(std::int64_t kc, std::int64_t n) {
   return n * even_up(kc);
 }
 
+// The product a plan runs, in its orientation: x is expanded (op(A), or op(B)^T), y read as reals (op(B),
+// or op(A)^T), c is C (or C^T); x_rows: x is expanded column by column (rows contiguous), else row by row.
+// Taken from the whole operands, once: a K chunk of one column would count as rows-contiguous.
+template <class Z>
+struct ComplexAsRealOperands {
+  Strided2D<const Z> x, y;
+  Strided2D<Z> c;
+  bool x_rows = true;
+};
+template <class Z>
+ComplexAsRealOperands<Z> oriented_operands(bool transposed, const Strided2D<const Z>& a,
+                                           const Strided2D<const Z>& b, const Strided2D<Z>& c) {
+  ComplexAsRealOperands<Z> o;
+  o.x = transposed ? transpose_of(b) : a;
+  o.y = transposed ? transpose_of(a) : b;
+  o.c = transposed ? transpose_of(c) : c;
+  o.x_rows = rows_contiguous(o.x);
+  return o;
+}
+// Line length (complex elements) of the expanded x for K chunks of kc (expanded_size's lines).
+template <class Z>
+std::int64_t expanded_lead(const ComplexAsRealOperands<Z>& o, std::int64_t kc) {
+  return o.x_rows ? even_up(o.x.rows) : even_up(kc);
+}
+
 // The plan for C = alpha * op(A) * op(B) + beta * C (M, N, K > 0) with C's strides c_rs, c_cs, under a
 // table's terms. Pure: strides and extents only.
 template <class Z>
@@ -75,12 +100,11 @@ ComplexAsRealPlan plan_complex_as_real(const Strided2D<const Z>& a, const Stride
   if (lim <= 0 || a.rows < lim || b.cols < lim || a.cols < lim) return p;
   if (c_rs != 1 && c_cs != 1) return p;  // no unit stride in C: no real view of it
   p.transposed = c_rs != 1;
-  // x is expanded (op(A), or op(B)^T); y is read as reals (op(B), or op(A)^T).
-  const Strided2D<const Z> x = p.transposed ? transpose_of(b) : a;
-  const Strided2D<const Z> y = p.transposed ? transpose_of(a) : b;
-  p.copy_b = !(y.rs == 1 && !y.conj);
-  const std::int64_t m = x.rows, n = y.cols, k = x.cols;
-  const bool x_rows = rows_contiguous(x);
+  const ComplexAsRealOperands<Z> o =
+      oriented_operands(p.transposed, a, b, Strided2D<Z>{nullptr, a.rows, b.cols, c_rs, c_cs});
+  p.copy_b = !(o.y.rs == 1 && !o.y.conj);
+  const std::int64_t m = o.x.rows, n = o.y.cols, k = o.x.cols;
+  const bool x_rows = o.x_rows;
   const auto bytes = [&](std::int64_t kc) {
     return sizeof(Z) * std::size_t(expanded_size(m, kc, x_rows) + (p.copy_b ? real_copy_size(kc, n) : 0));
   };
