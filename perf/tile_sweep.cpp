@@ -254,10 +254,14 @@ template <>
 struct SweepAsync<true> {
   using async_copy = ridgeline::backends::cuda::AsyncCopySm80;
 };
+// kK8: m16n8k8 instructions one k8 slice at a time, the next slice's fragments loaded across the K
+// steps' barriers (fragments_across_steps).
 template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
-          bool kCopiesAfter = false, bool kSteady = false>
+          bool kCopiesAfter = false, bool kSteady = false, bool kK8 = false>
 struct Dmma : SweepAsync<kAsync> {
   static constexpr bool copies_after_products = kCopiesAfter, steady_loop = kSteady;
+  static constexpr bool fragments_across_steps = kK8;
+  static constexpr int dmma_k = kK8 ? 8 : 16;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -275,6 +279,26 @@ void sweep_gemm_dmma(int n, int reps) {
   std::printf("gemm NN %d^3 fp64: table entry %.3f ms %.1f GFLOP/s\n", n, base * 1e3, flops / base * 1e-9);
   gemm_candidate<ridgeline::backends::cuda::GemmTilesFp64, T>("SIMT entry (before DMMA)", A, B, C, ref, reps,
                                                               base);
+  // Sweep 6: m16n8k8 with the next slice's fragments loaded across the barriers (the table entry's
+  // kernel now), against the m16n8k16 entry it replaced and its neighbours.
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, true>, T>(
+      "k16 128x64x16 3st steady (old entry)", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, false, true>, T>("k8 across 128x64x16 3st 2/SM",
+                                                                               A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 4, 2, true, false, false, true>, T>("k8 across 128x64x16 4st 2/SM",
+                                                                               A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 2, 2, true, false, false, true>, T>("k8 across 128x64x16 2st 2/SM",
+                                                                               A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 32, 64, 32, 2, 2, true, false, false, true>, T>("k8 across 128x64x32 2st 2/SM",
+                                                                               A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true, false, false, true>, T>("k8 across 64x64x16 3st 3/SM",
+                                                                              A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 4, 3, true, false, false, true>, T>("k8 across 64x64x16 4st 3/SM",
+                                                                              A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 128, 16, 32, 64, 3, 2, true, false, false, true>, T>("k8 across 64x128x16 3st 2/SM",
+                                                                               A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 128, 16, 64, 32, 3, 1, true, false, false, true>, T>(
+      "k8 across 128x128x16 3st 1/SM", A, B, C, ref, reps, base);
   // Sweeps 1-3 (perf/results/2026-11-30-h200-bc08c6d/h200-2026-11-30-bc08c6d-dmma-sweep.txt,
   // -dmma-sweep2.txt, -dmma-sweep3-paired.txt) chose 128x64 tiles at two teams per SM; these are the
   // runners-up. Sweep 4: copies issued after each step's products (gemm_team_async.hpp,
@@ -314,9 +338,10 @@ void sweep_gemm_dmma(int n, int reps) {
 
 // ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
 template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
-          bool kCopiesAfter = false, bool kSteady = false>
+          bool kCopiesAfter = false, bool kSteady = false, bool kAcross = false>
 struct Hmma : SweepAsync<kAsync> {
   static constexpr bool copies_after_products = kCopiesAfter, steady_loop = kSteady;
+  static constexpr bool fragments_across_steps = kAcross;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -355,6 +380,18 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32: table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
+  // Sweep 5: each k16 slice's fragments loaded while the previous slice multiplies, across the K steps'
+  // barriers too (fragments_across_steps, as the DMMA entry now runs).
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 3, 2, true, false, false, true>, T>(
+      "k16 across 128x128x32 3st 2/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 128, 32, 64, 64, 4, 2, true, false, false, true>, T>(
+      "k16 across 128x128x32 4st 2/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 1, true, false, false, true>, T>(
+      "k16 across 128x128x64 3st 1/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<256, 128, 32, 64, 64, 4, 1, true, false, false, true>, T>(
+      "k16 across 256x128x32 4st 1/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 256, 32, 64, 64, 4, 1, true, false, false, true>, T>(
+      "k16 across 128x256x32 4st 1/SM", A, B, C, ref, reps, base);
   // Sweep 4: the entry (128x128x32, four stages, copies after) with the steady loop.
   hmma_candidate<Hmma<128, 128, 32, 64, 64, 4, 2, true, true, true>, T>(
       "async 128x128x32 4st 2/SM copies after, steady", A, B, C, ref, reps, base);

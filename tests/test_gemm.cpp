@@ -1207,11 +1207,15 @@ struct AsyncStagingOf<true> {
 
 // kSteady: interior tiles' whole K steps in the steady loop (gemm_team_async.hpp); 71x37x83 on 32x16 tiles
 // has interior and edge tiles, and five whole K steps then a tail, so it runs both loops in one launch.
+// kK: the DMMA instruction's k (16 or 8); kAcross: the slice-at-a-time K loop that loads the next slice's
+// fragments across the K steps' barriers (fragments_across_steps), with kBk 16 or 32 (two or four slices).
 template <int kBm, int kBn, int kWm, int kWn, int kStages, bool kAsync, bool kSteady = false,
-          bool kCopiesAfter = false>
+          bool kCopiesAfter = false, int kK = 16, bool kAcross = false, int kBk = 16>
 struct DmmaTiles : AsyncStagingOf<kAsync> {
   static constexpr bool steady_loop = kSteady, copies_after_products = kCopiesAfter;
-  static constexpr int bm = kBm, bn = kBn, bk = 16;
+  static constexpr bool fragments_across_steps = kAcross;
+  static constexpr int dmma_k = kK;
+  static constexpr int bm = kBm, bn = kBn, bk = kBk;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
   static constexpr int team_size = (kBm / kWm) * (kBn / kWn) * 32, vector_length = 1, stages = kStages;
@@ -1291,6 +1295,24 @@ TEST(GemmDmma, AsyncStagingSteadyLoopCopiesAfter) {
 }
 TEST(GemmDmma, AsyncStagingTwoStagesWideWarps) {
   run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 2, true>>();
+}
+
+// m16n8k8 instructions, in mac_in's loop and in the slice-at-a-time loop (two and four stages here, three on
+// the table's tiles below; K steps of two and four slices): 71x37x83 has 5 (or 3) K steps and a tail, 20x9x5
+// a single partial step.
+TEST(GemmDmma, K8InstructionsOneMacPerStep) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 3, true, false, false, 8>>();
+}
+TEST(GemmDmma, K8FragmentsAcrossStepsTwoStages) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 2, true, false, false, 8, true>>();
+}
+TEST(GemmDmma, K8FragmentsAcrossStepsFourStagesK32) {
+  run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 4, true, false, false, 8, true, 32>>();
+}
+// The slice loop on the table's tiles (DmmaAcrossEntry, a candidate for k-contiguous op(A)).
+struct DmmaSlicesEntry : backends::cuda::DmmaAcrossEntry<DmmaSlicesEntry, 128, 64, 64, 32, 3, 2> {};
+TEST(GemmDmma, SliceLoopEntryTiles) {
+  run_dmma_tiles_all<DmmaSlicesEntry>();
 }
 
 TEST(GemmDmma, SmallTileEntry) {

@@ -8,10 +8,17 @@
 //
 // A warp owns a warp_m x warp_n tile of the team's C tile, as (warp_m / 16) x (warp_n / 8)
 // instructions. Per instruction and lane (g = lane / 4, q = lane % 4; PTX ISA, "Matrix fragments
-// for mma.m16n8k16" with .f64):
-//   A (16 x 16, row)  a[v0 + 2 v1] = A(g + 8 v0, q + 4 v1)       v0 < 2, v1 < 4
-//   B (16 x 8, col)   b[v]         = B(q + 4 v, g)               v < 4
+// for mma.m16n8k16" and "mma.m16n8k8" with .f64; kK the instruction's k, 16 or 8):
+//   A (16 x kK, row)  a[v0 + 2 v1] = A(g + 8 v0, q + 4 v1)       v0 < 2, v1 < kK / 4
+//   B (kK x 8, col)   b[v]         = B(q + 4 v, g)               v < kK / 4
 //   C (16 x 8)        c[h * 2 + c] = C(g + 8 h, 2 q + c)         h, c < 2
+// The entry picks the instruction (dmma_k, default 16). m16n8k8 (DMMA.16x8x8) holds half the fragment
+// registers per k16, which leaves room for two sets: the K loop can load the next k8 slice while the
+// current one multiplies, across the K steps' barriers too (load_slice / mma_slice, used by
+// gemm_team_async.hpp's fragments_across_steps loop). cuBLAS 13.1's DGEMM on the H200 is that kernel:
+// sm90_xmma_gemm_f64f64_..._tilesize128x64x16_stage3_warpsize2x2x1_tensor16x8x8, 246 registers, and
+// ncu had its DP tensor pipe 97.7% busy where the m16n8k16 kernel without fragment prefetch reached
+// 81.5% (perf/results/2026-12-02-h200-f7cfece/).
 // so a lane's accumulators form a grid: rows g, g + 8 of every 16-row block and columns 2q, 2q + 1
 // of every 8-column block. That grid is what the epilogue sees (micro_tile.hpp's contract):
 // kTM = 2 warp_m / 16 rows and kTN = 2 warp_n / 8 columns, no two rows consecutive (kRowRun 1).
@@ -29,9 +36,18 @@
 
 namespace ridgeline::backends::cuda {
 
+// The entry's DMMA instruction k (dmma_k): 16 unless it names 8.
+template <class Cfg, class = void>
+struct DmmaKOf : std::integral_constant<int, 16> {};
+template <class Cfg>
+struct DmmaKOf<Cfg, std::void_t<decltype(Cfg::dmma_k)>> : std::integral_constant<int, Cfg::dmma_k> {};
+
 template <class Cfg, class T, class Acc>
 struct DmmaSm90MicroKernel {
   static_assert(std::is_same_v<T, double> && std::is_same_v<Acc, double>, "DMMA multiplies doubles");
+  static constexpr int kK = DmmaKOf<Cfg>::value;  // the instruction's k
+  static_assert(kK == 16 || kK == 8, "DMMA m16n8k16 or m16n8k8");
+  static constexpr int kAV = kK / 2, kBV = kK / 4;  // A and B fragment values per lane and instruction
   static constexpr int WM = Cfg::warp_m, WN = Cfg::warp_n, BK = Cfg::bk;
   static constexpr int LDA = Cfg::bm + Cfg::pad_a, LDB = Cfg::bn + Cfg::pad_b;
   static constexpr int kMmaM = WM / 16, kMmaN = WN / 8;  // instructions per warp tile and k16
@@ -40,7 +56,8 @@ struct DmmaSm90MicroKernel {
                 "warp tiles are whole 16 x 8 instructions and tile the team tile");
   static_assert(kWarpsM * kWarpsN * 32 + detail::ProducerThreadsOf<Cfg>::value == Cfg::team_size,
                 "one warp per warp tile, after the producers");
-  static_assert(BK % 16 == 0, "the K step is whole k16 instructions");
+  static_assert(BK % kK == 0, "the K step is whole instructions");
+  static constexpr int kSlices = BK / kK;  // instruction k slices per K step
 
   static constexpr int kTM = 2 * kMmaM, kTN = 2 * kMmaN, kRowRun = 1;
   static_assert(Cfg::tm == kTM && Cfg::tn == kTN,
@@ -110,31 +127,100 @@ struct DmmaSm90MicroKernel {
   KOKKOS_FORCEINLINE_FUNCTION static void mac_in(Accumulator& acc, const T* As, const T* Bs, const Owner& o) {
     static_assert(conflict_free<SA>() && conflict_free<SB>(), "scratch layout with bank conflicts");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
-    // Shared-window byte addresses of this lane's first A and B element; everything else is a
-    // compile-time offset from them.
-    const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(As + (o.wm + o.g) * AI + o.q * AK));
-    const unsigned sb = static_cast<unsigned>(__cvta_generic_to_shared(Bs + (o.wn + o.g) * BI + o.q * BKs));
-    RIDGELINE_UNROLL
-    for (int kb = 0; kb < BK / 16; ++kb) {
-      double b[kMmaN][4];
+    if constexpr (kK == 16) {
+      constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
+      // Shared-window byte addresses of this lane's first A and B element; everything else is a
+      // compile-time offset from them.
+      const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(As + (o.wm + o.g) * AI + o.q * AK));
+      const unsigned sb = static_cast<unsigned>(__cvta_generic_to_shared(Bs + (o.wn + o.g) * BI + o.q * BKs));
       RIDGELINE_UNROLL
-      for (int j = 0; j < kMmaN; ++j) {
+      for (int kb = 0; kb < BK / 16; ++kb) {
+        double b[kMmaN][4];
         RIDGELINE_UNROLL
-        for (int v = 0; v < 4; ++v) b[j][v] = lds(sb + 8u * ((kb * 16 + 4 * v) * BKs + j * 8 * BI));
+        for (int j = 0; j < kMmaN; ++j) {
+          RIDGELINE_UNROLL
+          for (int v = 0; v < 4; ++v) b[j][v] = lds(sb + 8u * ((kb * 16 + 4 * v) * BKs + j * 8 * BI));
+        }
+        RIDGELINE_UNROLL
+        for (int i = 0; i < kMmaM; ++i) {
+          double a[8];
+          RIDGELINE_UNROLL
+          for (int v = 0; v < 8; ++v)
+            a[v] = lds(sa + 8u * ((kb * 16 + 4 * (v / 2)) * AK + (i * 16 + 8 * (v % 2)) * AI));
+          RIDGELINE_UNROLL
+          for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], a, b[j]);
+        }
       }
+    } else {
+      Fragments f;
+      const SliceBase base = slice_base<SA, SB>(As, Bs, o);
       RIDGELINE_UNROLL
-      for (int i = 0; i < kMmaM; ++i) {
-        double a[8];
-        RIDGELINE_UNROLL
-        for (int v = 0; v < 8; ++v)
-          a[v] = lds(sa + 8u * ((kb * 16 + 4 * (v / 2)) * AK + (i * 16 + 8 * (v % 2)) * AI));
-        RIDGELINE_UNROLL
-        for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], a, b[j]);
+      for (int s = 0; s < kSlices; ++s) {
+        load_slice<SA, SB>(f, base, 0u, 0u, s);
+        mma_slice(acc, f);
       }
     }
 #else
     (void)acc, (void)As, (void)Bs, (void)o;
+    Kokkos::abort("ridgeline: the DMMA micro-kernel runs on sm_90 devices only");
+#endif
+  }
+
+  // mac_in split at the instruction's k: the fragments of slice s (k in [s kK, (s + 1) kK) of the K
+  // step), and their products. mac_in == load_slice and mma_slice for each s < kSlices; a K loop that
+  // holds two Fragments can load slice s + 1 while slice s multiplies. The lane's addresses are taken
+  // once (slice_base, in the shared window, for the first stage buffers As and Bs); load_slice adds a
+  // stage's byte offset, and every other offset is an immediate.
+  struct Fragments {
+    double a[kMmaM][kAV];
+    double b[kMmaN][kBV];
+  };
+  struct SliceBase {
+    unsigned a, b;
+  };
+  template <class SA, class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static SliceBase slice_base(const T* As, const T* Bs, const Owner& o) {
+#if defined(__CUDA_ARCH__)
+    return {static_cast<unsigned>(
+                __cvta_generic_to_shared(As + (o.wm + o.g) * SA::i_stride + o.q * SA::k_stride)),
+            static_cast<unsigned>(
+                __cvta_generic_to_shared(Bs + (o.wn + o.g) * SB::i_stride + o.q * SB::k_stride))};
+#else
+    (void)As, (void)Bs, (void)o;
+    return {0u, 0u};
+#endif
+  }
+  template <class SA, class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static void load_slice(Fragments& f, const SliceBase& base, unsigned stage_a,
+                                                     unsigned stage_b, int s) {
+    static_assert(conflict_free<SA>() && conflict_free<SB>(), "scratch layout with bank conflicts");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
+    const unsigned sa = base.a + stage_a, sb = base.b + stage_b;
+    RIDGELINE_UNROLL
+    for (int j = 0; j < kMmaN; ++j) {
+      RIDGELINE_UNROLL
+      for (int v = 0; v < kBV; ++v) f.b[j][v] = lds(sb + 8u * ((s * kK + 4 * v) * BKs + j * 8 * BI));
+    }
+    RIDGELINE_UNROLL
+    for (int i = 0; i < kMmaM; ++i) {
+      RIDGELINE_UNROLL
+      for (int v = 0; v < kAV; ++v)
+        f.a[i][v] = lds(sa + 8u * ((s * kK + 4 * (v / 2)) * AK + (i * 16 + 8 * (v % 2)) * AI));
+    }
+#else
+    (void)f, (void)base, (void)stage_a, (void)stage_b, (void)s;
+#endif
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void mma_slice(Accumulator& acc, const Fragments& f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    RIDGELINE_UNROLL
+    for (int i = 0; i < kMmaM; ++i) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], f.a[i], f.b[j]);
+    }
+#else
+    (void)acc, (void)f;
     Kokkos::abort("ridgeline: the DMMA micro-kernel runs on sm_90 devices only");
 #endif
   }
@@ -152,6 +238,12 @@ struct DmmaSm90MicroKernel {
         : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
         : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
           "d"(b[1]), "d"(b[2]), "d"(b[3]));
+  }
+  __device__ static __forceinline__ void mma(double (&c)[4], const double (&a)[4], const double (&b)[2]) {
+    asm("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};"
+        : "+d"(c[0]), "+d"(c[1]), "+d"(c[2]), "+d"(c[3])
+        : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]), "d"(b[1]));
   }
 #endif
 };

@@ -41,8 +41,9 @@ struct HmmaSm80MicroKernel {
   static constexpr int LDA = Cfg::bm + Cfg::pad_a, LDB = Cfg::bn + Cfg::pad_b;
   static constexpr int kMmaM = WM / 16, kMmaN = WN / 8;  // instructions per warp tile and k16
   static constexpr int kWarpsM = Cfg::bm / WM, kWarpsN = Cfg::bn / WN;
-  static_assert(WM % 16 == 0 && WN % 16 == 0 && Cfg::bm % WM == 0 && Cfg::bn % WN == 0,
-                "warp tiles are whole 16 x 16 blocks (B loads two 8-column blocks at once) and tile the team tile");
+  static_assert(
+      WM % 16 == 0 && WN % 16 == 0 && Cfg::bm % WM == 0 && Cfg::bn % WN == 0,
+      "warp tiles are whole 16 x 16 blocks (B loads two 8-column blocks at once) and tile the team tile");
   static_assert(kWarpsM * kWarpsN * 32 == Cfg::team_size, "one warp per warp tile");
   static_assert(BK % 16 == 0, "the K step is whole k16 instructions");
 
@@ -147,6 +148,67 @@ struct HmmaSm80MicroKernel {
     }
 #else
     (void)acc, (void)As, (void)Bs, (void)o;
+    Kokkos::abort("ridgeline: the HMMA micro-kernel runs on sm_80 and later devices only");
+#endif
+  }
+
+  // mac_in split at k16 (micro_tile.hpp; gemm_team_async.hpp's fragments_across_steps loop): slice s
+  // of the K step is k in [16 s, 16 s + 16).
+  static constexpr int kSlices = BK / 16;
+  struct Fragments {
+    unsigned a[kMmaM][4];
+    unsigned b[kMmaN][2];
+  };
+  // The lane's ldmatrix line addresses for the first stage buffers (as in mac_in); load_slice adds a
+  // stage's byte offset.
+  struct SliceBase {
+    unsigned a, b;
+  };
+  template <class SA, class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static SliceBase slice_base(const T* As, const T* Bs, const Owner& o) {
+#if defined(__CUDA_ARCH__)
+    constexpr bool kATrans = SA::k_stride != 1, kBTrans = SB::k_stride != 1;
+    constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
+    const int j = o.lane / 8, r = o.lane % 8;
+    const int ai = (j % 2) * 8 + (kATrans ? 0 : r), ak = (j / 2) * 8 + (kATrans ? r : 0);
+    const int bi = (j / 2) * 8 + (kBTrans ? 0 : r), bk = (j % 2) * 8 + (kBTrans ? r : 0);
+    return {static_cast<unsigned>(__cvta_generic_to_shared(As + (o.wm + ai) * AI + ak * AK)),
+            static_cast<unsigned>(__cvta_generic_to_shared(Bs + (o.wn + bi) * BI + bk * BKs))};
+#else
+    (void)As, (void)Bs, (void)o;
+    return {0u, 0u};
+#endif
+  }
+  template <class SA, class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static void load_slice(Fragments& f, const SliceBase& base, unsigned stage_a,
+                                                     unsigned stage_b, int s) {
+    static_assert(conflict_free<SA>() && conflict_free<SB>(),
+                  "scratch layout that ldmatrix cannot read, or reads with bank conflicts");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    constexpr bool kATrans = SA::k_stride != 1, kBTrans = SB::k_stride != 1;
+    constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
+    const unsigned sa = base.a + stage_a, sb = base.b + stage_b;
+    RIDGELINE_UNROLL
+    for (int i = 0; i < kMmaM; ++i) ldsm<kATrans>(sa + 2u * (i * 16 * AI + s * 16 * AK), f.a[i]);
+    RIDGELINE_UNROLL
+    for (int p = 0; p < kMmaN / 2; ++p) {
+      unsigned x[4];
+      ldsm<kBTrans>(sb + 2u * (p * 16 * BI + s * 16 * BKs), x);
+      f.b[2 * p][0] = x[0], f.b[2 * p][1] = x[1], f.b[2 * p + 1][0] = x[2], f.b[2 * p + 1][1] = x[3];
+    }
+#else
+    (void)f, (void)base, (void)stage_a, (void)stage_b, (void)s;
+#endif
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void mma_slice(Accumulator& acc, const Fragments& f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    RIDGELINE_UNROLL
+    for (int i = 0; i < kMmaM; ++i) {
+      RIDGELINE_UNROLL
+      for (int n = 0; n < kMmaN; ++n) mma(acc.v[i][n], f.a[i], f.b[n]);
+    }
+#else
+    (void)acc, (void)f;
     Kokkos::abort("ridgeline: the HMMA micro-kernel runs on sm_80 and later devices only");
 #endif
   }

@@ -134,6 +134,20 @@ struct DmmaAsyncEntry {
   static constexpr bool matrix_unit = true;
 };
 
+// The DMMA entries that run m16n8k8 (DMMA.16x8x8) one k8 slice at a time, loading the next slice's
+// fragments while the current one multiplies, across the K steps' barriers too (fragments_across_steps,
+// gemm_team_async.hpp): two sets of (warp_m / 16) x 4 + (warp_n / 8) x 2 fragment values beside the
+// accumulators. This is the structure of cuBLAS 13.1's DGEMM on the H200 (ncu, call 1 of
+// perf/results/2026-12-02-h200-f7cfece/: 128x64x16 tiles, three stages, 2 x 2 warps, 16x8x8 instructions,
+// DP tensor pipe 97.7% busy), against 81.5% for the m16n8k16 entry that loads each step's fragments
+// before its products.
+template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kStages, int kMinBlocks>
+struct DmmaAcrossEntry : DmmaAsyncEntry<Self, kBm, kBn, kWarpM, kWarpN, kStages, kMinBlocks> {
+  static constexpr int dmma_k = 8;
+  static constexpr bool steady_loop = false, fragments_across_steps = true;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k8";
+};
+
 // fp64 on the FP64 tensor cores with asynchronous staging (cp.async, gemm_team_async.hpp), for
 // operands that stage in 16-byte packets: 128x64x16 on 128 threads, 64x32 per warp (4 x 4
 // instructions per k16), so a lane holds 64 accumulators and 24 fragment values but no staged
@@ -150,6 +164,12 @@ struct DmmaAsyncEntry {
 // HMMA, ran 0.98x here (three or four stages) and 0.87x on 2500^3, and the small entry with it 1.01x / 1.01x,
 // within noise
 // (-fc4e4fe-dmma-sweep.txt): the DMMA entries' step start is not what limits them.
+// DMMA sweep 6 and an A/B in one device call (perf/results/2026-12-02-h200-f7cfece/): the same tiles on
+// m16n8k8 with the slice loop (DmmaAcrossEntry) ran 0.995x this entry on NN 8192^3 (three rounds, random
+// data, ridgeline-perf), 1.031x TN, 1.024x TT, 0.973x NT and 0.994x ZGEMM; the sweep had NN at 0.945x. ncu
+// put its DP tensor pipe at 83% busy (this entry 81.5%, cuBLAS 97.7%) on 10% more instructions, and
+// under the board's 700 W cap the extra issue and register traffic cost what the pipe gained. This
+// entry stays; the slice loop is a candidate for k-contiguous op(A) (TN, TT).
 struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to

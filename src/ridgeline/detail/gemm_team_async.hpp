@@ -11,12 +11,25 @@
 //   epilogue (gemm_epilogue.hpp)
 //
 // One barrier per K step; it also tells every thread that the buffer it is about to refill is no
-// longer read. A micro-kernel whose products outlive mac_in (MK::kInFlight > 0: wgmma) keeps
-// kInFlight more steps between a buffer's read and its refill, so S - 1 - kInFlight steps are in
-// flight, and drains before the epilogue; an entry with products_first issues step kt's products
-// (MK::mac_issue) before step kt's copies and waits for them (MK::mac_wait) after. Staging costs no
-// registers, which register staging (gemm_team_tiled.hpp) cannot offer to a tensor-core micro-kernel
-// that already holds 64 or more accumulators.
+// longer read.
+//
+// An entry with fragments_across_steps runs the K loop one instruction slice at a time instead
+// (micro-kernels with load_slice / mma_slice, the DMMA m16n8k8 one), with two fragment sets:
+//
+//   prologue: issue K steps 0 .. S-1, wait for step 0, team barrier, load slice 0 of step 0
+//   for each K step kt, for each slice s:
+//     s not last: load slice s + 1 of step kt
+//     s last:     wait for step kt + 1, team barrier, issue step kt + S into step kt's buffer (every
+//                 thread holds step kt's last slice by then), load slice 0 of step kt + 1
+//     multiply slice s
+//
+// so the barrier and the next step's first loads overlap the last slice's products, and every stage
+// buffer holds a step in flight (S - 1 of them while a step is computed). A micro-kernel whose products
+// outlive mac_in (MK::kInFlight > 0: wgmma) keeps kInFlight more steps between a buffer's read and its
+// refill, so S - 1 - kInFlight steps are in flight, and drains before the epilogue; an entry with
+// products_first issues step kt's products (MK::mac_issue) before step kt's copies and waits for them
+// (MK::mac_wait) after. Staging costs no registers, which register staging (gemm_team_tiled.hpp) cannot offer
+// to a tensor-core micro-kernel that already holds 64 or more accumulators.
 //
 // The copies move 16 bytes and cannot transpose, so each operand keeps its contiguous index
 // contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a), and op(A)
@@ -85,6 +98,12 @@ template <class MK, class = void>
 struct InFlightOf : std::integral_constant<int, 0> {};
 template <class MK>
 struct InFlightOf<MK, std::void_t<decltype(MK::kInFlight)>> : std::integral_constant<int, MK::kInFlight> {};
+// An entry's fragments_across_steps (default false): the slice-at-a-time K loop above.
+template <class Cfg, class = void>
+struct FragmentsAcrossStepsOf : std::false_type {};
+template <class Cfg>
+struct FragmentsAcrossStepsOf<Cfg, std::void_t<decltype(Cfg::fragments_across_steps)>>
+    : std::bool_constant<Cfg::fragments_across_steps> {};
 
 // Always packet staging, so unlike GemmTeamTiled it takes no kVec: the dispatcher's kVec choice
 // does not apply (GemmKernelFor). T: A and B; TC: C; Acc: the accumulator.
@@ -111,6 +130,11 @@ struct GemmTeamAsync
   static constexpr bool kSteady = SteadyLoopOf<Cfg>::value;
   static_assert(!(kSteady && (ProductsFirstOf<Cfg>::value || kInFlight > 0)),
                 "the steady loop only for micro-kernels that finish their products in mac_in");
+  static constexpr bool kAcross = FragmentsAcrossStepsOf<Cfg>::value;
+  static_assert(
+      !(kAcross && (kCopiesAfter || kSteady || ProductsFirstOf<Cfg>::value || kInFlight > 0)),
+      "fragments across steps is a K loop of its own: no steady loop, copies after or products first");
+  static_assert(!kAcross || kStages >= 2, "fragments across steps keeps a step in flight");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
   using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
@@ -247,14 +271,123 @@ struct GemmTeamAsync
       }
     };
 
+    const Owner o = MK::owner(t);
+    typename MK::Accumulator acc;
+    MK::zero(acc);
+    if constexpr (kAcross) {
+      k_loop_across_steps(team, t, o, acc, As, Bs, m0, n0, k_begin, nk, nk_full, issue_step);
+    } else {
+      k_loop(team, t, o, acc, As, Bs, m0, n0, k_end, k_begin, nk, nk_full, issue_step);
+    }
+    Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
+
+    if (k_slices > 1) {
+      this->store_partial(acc, m0, n0, o, tile.slice);
+    } else {
+      this->store(acc, m0, n0, o);
+    }
+  }
+
+  // The slice-at-a-time K loop (fragments_across_steps, above). The micro-kernel keeps two fragment
+  // sets beside its accumulators, so the loop keeps few registers of its own: the lanes' fragment
+  // addresses are taken once (MK::slice_base) and a stage is a byte offset; steps whose copies are whole
+  // interior steps (all but the last kStages of an interior tile) copy from two running pointers
+  // without checks, the rest through issue_step.
+  template <class Member, class IssueStep>
+  KOKKOS_FORCEINLINE_FUNCTION void k_loop_across_steps(const Member& team, int t, const Owner& o,
+                                                       typename MK::Accumulator& acc, T* As, T* Bs,
+                                                       std::int64_t m0, std::int64_t n0, std::int64_t k_begin,
+                                                       int nk, int nk_full,
+                                                       const IssueStep& issue_step) const {
+    constexpr int kSlices = MK::kSlices;
+    static_assert(kSlices % 2 == 0,
+                  "an even number of slices per K step keeps the fragment sets in registers");
+    constexpr unsigned kStageA = TileA::kElems * sizeof(T), kStageB = TileB::kElems * sizeof(T);
+    static_assert(TileA::Layout::offset(0, 2) == 2 * TileA::Layout::offset(0, 1) &&
+                      TileB::Layout::offset(0, 2) == 2 * TileB::Layout::offset(0, 1),
+                  "the slice loop stages padded lines (issue_packets steps lines by a constant)");
+    RIDGELINE_UNROLL
+    for (int s = 0; s < kStages; ++s) {
+      if (s < nk) issue_step(s, s);
+      Copy::commit();  // empty groups keep the count that wait<> relies on
+    }
+    if (nk <= 0) return;
+    // This thread's packets of step kStages, the first one the loop issues, and their strides.
+    const int fa = f0_of(t, TileA::kPerLine), sa = s0_of(t, TileA::kPerLine);
+    const int fb = f0_of(t, TileB::kPerLine), sb = s0_of(t, TileB::kPerLine);
+    const std::int64_t step_a = BK * a.cs, step_b = BK * b.rs;
+    const std::int64_t line_a = TileA::kLineStep * (kAFastM ? a.cs : a.rs);
+    const std::int64_t line_b = TileB::kLineStep * (kBFastN ? b.rs : b.cs);
+    const T* src_a = a.data + (m0 + (kAFastM ? fa : sa)) * a.rs + (k_begin + (kAFastM ? sa : fa)) * a.cs +
+                     kStages * step_a;
+    const T* src_b = b.data + (k_begin + (kBFastN ? sb : fb)) * b.rs + (n0 + (kBFastN ? fb : sb)) * b.cs +
+                     kStages * step_b;
+    T* const dst_a = As + TileA::Layout::offset(fa, sa);
+    T* const dst_b = Bs + TileB::Layout::offset(fb, sb);
+    const auto base = MK::template slice_base<LayoutA, LayoutB>(As, Bs, o);
+
+    Copy::template wait<kStages - 1>();
+    team.team_barrier();
+    typename MK::Fragments f[2];
+    MK::template load_slice<LayoutA, LayoutB>(f[0], base, 0u, 0u, 0);
+    int read = 0;  // the stage of K step kt
+    // One K step: its slices, with step kt + 1's first slice loaded at the barrier before the last one
+    // multiplies; copies() issues step kt + kStages into step kt's buffer there.
+    const auto step = [&](int kt, const auto& copies) {
+      const unsigned off_a = read * kStageA, off_b = read * kStageB;
+      const int next = read + 1 == kStages ? 0 : read + 1;
+      RIDGELINE_UNROLL
+      for (int s = 0; s < kSlices; ++s) {
+        if (s + 1 < kSlices) {
+          MK::template load_slice<LayoutA, LayoutB>(f[(s + 1) % 2], base, off_a, off_b, s + 1);
+        } else if (kt + 1 < nk) {
+          // Step kt + 1 has landed for every thread, and every thread holds step kt's last slice, so
+          // step kt's buffer takes step kt + kStages.
+          Copy::template wait<kStages - 2>();
+          team.team_barrier();
+          copies();
+          Copy::commit();
+          MK::template load_slice<LayoutA, LayoutB>(f[(s + 1) % 2], base, next * kStageA, next * kStageB, 0);
+        }
+        MK::mma_slice(acc, f[s % 2]);
+      }
+      read = next;
+    };
+    int kt = 0;
+    for (const int nk_steady = nk_full - kStages; kt < nk_steady; ++kt) {
+      step(kt, [&] {
+        issue_packets<TileA>(dst_a + read * TileA::kElems, src_a, line_a);
+        issue_packets<TileB>(dst_b + read * TileB::kElems, src_b, line_b);
+        src_a += step_a, src_b += step_b;
+      });
+    }
+    for (; kt < nk; ++kt) {
+      step(kt, [&] {
+        if (kt + kStages < nk) issue_step(kt + kStages, read);
+      });
+    }
+  }
+  // A whole interior step of one operand: the thread's packets, line by line from src.
+  template <class Tl>
+  KOKKOS_FORCEINLINE_FUNCTION static void issue_packets(T* dst, const T* src, std::int64_t line) {
+    RIDGELINE_UNROLL
+    for (int r = 0; r < Tl::kPackets; ++r) {
+      Copy::copy16(dst + r * Tl::kLineStep * (Tl::Layout::offset(0, 1) - Tl::Layout::offset(0, 0)), src);
+      src += line;
+    }
+  }
+
+  // The K loop of one mac_in per K step (above).
+  template <class Member, class IssueStep>
+  KOKKOS_FORCEINLINE_FUNCTION void k_loop(const Member& team, int t, const Owner& o,
+                                          typename MK::Accumulator& acc, T* As, T* Bs, std::int64_t m0,
+                                          std::int64_t n0, std::int64_t k_end, std::int64_t k_begin, int nk,
+                                          int nk_full, const IssueStep& issue_step) const {
     RIDGELINE_UNROLL
     for (int s = 0; s < kAhead; ++s) {
       if (s < nk) issue_step(s, s);
       Copy::commit();  // empty groups keep the count that wait<> relies on
     }
-    const Owner o = MK::owner(t);
-    typename MK::Accumulator acc;
-    MK::zero(acc);
     int read = 0, write = kAhead;  // the stages of K step kt and kt + kAhead
     int kt = 0;
     if constexpr (kSteady) {
@@ -304,13 +437,6 @@ struct GemmTeamAsync
       write = write + 1 == kStages ? 0 : write + 1;
     }
     if constexpr (kInFlight > 0) MK::drain(acc);
-    Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
-
-    if (k_slices > 1) {
-      this->store_partial(acc, m0, n0, o, tile.slice);
-    } else {
-      this->store(acc, m0, n0, o);
-    }
   }
 };
 

@@ -47,7 +47,17 @@
 //   MK::kInFlight, MK::drain(acc)    K steps whose products mac_in leaves running (asynchronous
 //                                    instructions); the team kernel refills a buffer only that many
 //                                    steps later, and drains before the epilogue.
-// backends/cuda/wgmma_micro_kernel_sm90a.hpp is the example of all three.
+// backends/cuda/wgmma_micro_kernel_sm90a.hpp is the example of all three. And, for the K loop that
+// keeps the next fragments in flight across the K steps' barriers (fragments_across_steps,
+// gemm_team_async.hpp),
+//   MK::kSlices, MK::Fragments       the instruction-k slices of a K step, and one slice's A and B values;
+//   MK::SliceBase, MK::slice_base<SA, SB>(As, Bs, o)
+//                                    the lane's first addresses in the first stage buffers, taken once;
+//   MK::load_slice<SA, SB>(f, base, stage_a, stage_b, s), MK::mma_slice(acc, f)
+//                                    mac_in split at slice s, with the stage as a byte offset: mac_in ==
+//                                    load_slice and mma_slice for each s < kSlices, so a loop that holds
+//                                    two Fragments loads slice s + 1 while slice s multiplies
+// (backends/cuda/dmma_sm90.hpp with m16n8k8, and hmma_sm80.hpp).
 // As is a (BK, BM + pad_a) and Bs a (BK, BN + pad_b) scratch tile, both k-major. The K tail is
 // zero in scratch, so a micro-kernel never masks. A micro-kernel never touches C: the epilogue alone
 // reads C, and only when beta != 0.
