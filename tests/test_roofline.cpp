@@ -795,3 +795,51 @@ TEST(RooflinePlot, MeasuredCeilingsAreDashedAndSpecRoofsSolidAndNamed) {
   opt.measured[0].spec_index = 3;
   EXPECT_THROW(ridgeline::roofline_plot_data({host}, roofs, {}, opt), std::invalid_argument);
 }
+
+TEST(Compare, SavedCeilingsAddMeasuredRowsFromMeasuredFiguresOnly) {
+  // The sample host: DRAM triad 20.5 GB/s (faster than copy's 19), LLC copy 98 GB/s, FP64 FMA 120 GFLOP/s.
+  const auto c = sample_ceilings("AMD EPYC", "OpenMP");
+  EXPECT_DOUBLE_EQ(cl::level_bandwidth(c, cl::Level::memory), 20.5e9);
+  EXPECT_DOUBLE_EQ(cl::level_bandwidth(c, cl::Level::cache), 98e9);
+  EXPECT_DOUBLE_EQ(cl::level_bandwidth(c, cl::Level::scratch), 0);
+  EXPECT_DOUBLE_EQ(cl::compute_rate(c, DType::fp64, Unit::vector), 120e9);
+  EXPECT_DOUBLE_EQ(cl::compute_rate(c, DType::fp32, Unit::vector), 0);
+
+  const DeviceSpec host = two_core_host(32 << 20);
+  const DeviceSpec h200 = find_device_spec("h200");
+  const auto rows = rl::compare({host, h200}, {DType::fp64, DType::fp32}, {Unit::vector},
+                                rl::MemoryLevel::dram, {&c, nullptr});
+  // Per dtype: the two spec rows, then the host's measured row; the H200 has none.
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].source, "estimate");  // the host's derived spec
+  EXPECT_EQ(rows[1].source, "datasheet");
+  EXPECT_EQ(rows[1].device, "h200");
+  EXPECT_DOUBLE_EQ(rows[1].ridge, 34e12 / 4.8e12);
+  const auto& fp64 = rows[2];
+  EXPECT_EQ(fp64.source, "measured");
+  EXPECT_EQ(fp64.device, "host");
+  EXPECT_TRUE(fp64.available);
+  EXPECT_DOUBLE_EQ(fp64.peak_flops, 120e9);
+  EXPECT_DOUBLE_EQ(fp64.bandwidth, 20.5e9);
+  EXPECT_DOUBLE_EQ(fp64.ridge, 120 / 20.5);
+  EXPECT_EQ(fp64.gemm_n, 71);      // ceil(5.854 * 8 * 3 / 2)
+  EXPECT_EQ(fp64.gemv_batch, 24);  // ceil(5.854 * 8 / 2)
+  // FP32 was not measured: no peak and no ridge, and nothing taken from the spec in its place.
+  const auto& fp32 = rows[5];
+  EXPECT_EQ(fp32.source, "measured");
+  EXPECT_EQ(fp32.dtype, DType::fp32);
+  EXPECT_FALSE(fp32.available);
+  EXPECT_EQ(fp32.peak_flops, 0);
+  EXPECT_EQ(fp32.ridge, 0);
+  EXPECT_EQ(fp32.gemm_n, 0);
+  // At L2 the measured row takes the cache level's bandwidth.
+  DeviceSpec host_l2 = host;
+  host_l2.l2_bw_bytes_per_s = 200e9;
+  const auto l2 = rl::compare({host_l2}, {DType::fp64}, {Unit::vector}, rl::MemoryLevel::l2, {&c});
+  ASSERT_EQ(l2.size(), 2u);
+  EXPECT_DOUBLE_EQ(l2[1].bandwidth, 98e9);
+  // Without ceilings the rows are the spec rows alone, as before.
+  EXPECT_EQ(rl::compare({host, h200}, {DType::fp64}, {Unit::vector}).size(), 2u);
+  EXPECT_THROW(rl::compare({host, h200}, {DType::fp64}, {Unit::vector}, rl::MemoryLevel::dram, {&c}),
+               std::invalid_argument);
+}
