@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -842,4 +843,47 @@ TEST(Compare, SavedCeilingsAddMeasuredRowsFromMeasuredFiguresOnly) {
   EXPECT_EQ(rl::compare({host, h200}, {DType::fp64}, {Unit::vector}).size(), 2u);
   EXPECT_THROW(rl::compare({host, h200}, {DType::fp64}, {Unit::vector}, rl::MemoryLevel::dram, {&c}),
                std::invalid_argument);
+}
+
+TEST(RooflinePlot, TwoDevicesTakeColourFamiliesAndMeasuredRidgesAreMarked) {
+  // The sample host's ceilings drawn on the first of two devices: DRAM triad 20.5 GB/s, FP64 FMA 120.
+  DeviceSpec host = two_core_host(32 << 20);
+  const DeviceSpec mi300x = find_device_spec("mi300x");
+  ridgeline::PlotOptions opt;
+  opt.measured = ridgeline::measured_roof_lines(sample_ceilings("AMD EPYC", "OpenMP"), 0);
+  const std::vector<ridgeline::RoofSelection> roofs = {{DType::fp64, Unit::vector},
+                                                       {DType::fp64, Unit::matrix}};
+  const std::string script =
+      ridgeline::roofline_plot_script({host, mi300x}, roofs, {}, "r.dat", "r.svg", opt);
+  // Each device's first roof opens its own family (blues, reds); the measured FP64 roof wears its spec
+  // roof's colour.
+  EXPECT_NE(script.find("lc rgb '#1f77b4' dt 1 title 'host fp64 vector, estimate"), std::string::npos)
+      << script;
+  EXPECT_NE(script.find("lc rgb '#d62728' dt 1 title 'mi300x fp64 vector, datasheet"), std::string::npos)
+      << script;
+  EXPECT_NE(script.find("lc rgb '#1f77b4' dt 2 title 'measured: host fp64 vector, fma chains"),
+            std::string::npos)
+      << script;
+  // 3 spec roofs + spec ridges + 3 measured ceilings + measured ridges: one legend column of 8.
+  EXPECT_NE(script.find("set key below font ',10' maxrows 8"), std::string::npos) << script;
+  EXPECT_NE(script.find("title 'spec ridge points'"), std::string::npos) << script;
+  EXPECT_NE(script.find("title 'measured ridge points'"), std::string::npos) << script;
+  const std::string data = ridgeline::roofline_plot_data({host, mi300x}, roofs, {}, opt);
+  const auto at = data.find("# measured ridge points");
+  ASSERT_NE(at, std::string::npos) << data;
+  EXPECT_NE(data.find("I*=5.854", at), std::string::npos) << data;  // 120 GFLOP/s over 20.5 GB/s
+  // Against a spec's bandwidth a measured roof's corner mixes sources: no measured ridge without a
+  // measured bandwidth.
+  opt.measured.erase(std::remove_if(opt.measured.begin(), opt.measured.end(),
+                                    [](const ridgeline::MeasuredRoofLine& m) { return m.bandwidth; }),
+                     opt.measured.end());
+  EXPECT_EQ(ridgeline::roofline_plot_data({host, mi300x}, roofs, {}, opt).find("# measured ridge points"),
+            std::string::npos);
+  // A legend of many rows makes the figure taller rather than dropping the legend.
+  std::vector<ridgeline::RoofSelection> all;
+  for (DType d : ridgeline::kAllDTypes)
+    for (Unit u : ridgeline::kAllUnits) all.push_back({d, u});
+  const std::string tall = ridgeline::roofline_plot_script({find_device_spec("h200"), mi300x}, all, {},
+                                                           "r.dat", "r.svg", ridgeline::PlotOptions{});
+  EXPECT_EQ(tall.find("size 1100,860 "), std::string::npos) << tall;
 }
