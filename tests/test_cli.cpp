@@ -700,12 +700,17 @@ TEST(Ceilings, ComparePlotDrawsBothDevicesWithMeasuredRoofsDashed) {
 
   // Measured points ride along as in roofline plot; --points alone is an error.
   const std::string points = (dir / "points.csv").string();
-  std::ofstream(points) << "label,intensity,gflops\ndgemm 8192,512,60000\n";
+  std::ofstream(points) << "label,intensity,gflops\ndgemm 8192,512,60000,ridgeline\ndgemv,0.25,1000\n";
   const auto with_points = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp64", "--ceilings",
                                 file, "--plot", (dir / "points.svg").string(), "--points", points});
   ASSERT_EQ(with_points.code, 0) << with_points.err;
   EXPECT_TRUE(contains(with_points.out, "wrote " + (dir / "points.svg").string())) << with_points.out;
   EXPECT_TRUE(std::filesystem::exists((dir / "points.svg.key.md")));
+  std::stringstream pgp;
+  pgp << std::ifstream((dir / "points.svg.gp").string()).rdbuf();
+  // The fourth cell names the implementation, as in ridgeline perf's plots; without it, "measured".
+  EXPECT_TRUE(contains(pgp.str(), "title 'Ridgeline'")) << pgp.str();
+  EXPECT_TRUE(contains(pgp.str(), "title 'measured'")) << pgp.str();
   const auto no_plot = run({"roofline", "compare", "h200", "--points", points});
   EXPECT_EQ(no_plot.code, cli::kExitError);
   EXPECT_TRUE(contains(no_plot.err, "--points needs --plot")) << no_plot.err;

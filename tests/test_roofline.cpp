@@ -887,3 +887,18 @@ TEST(RooflinePlot, TwoDevicesTakeColourFamiliesAndMeasuredRidgesAreMarked) {
                                                            "r.dat", "r.svg", ridgeline::PlotOptions{});
   EXPECT_EQ(tall.find("size 1100,860 "), std::string::npos) << tall;
 }
+
+TEST(RooflinePlot, LongLegendEntriesAreCutKeepingTheirFigure) {
+  // gnuplot drops the whole legend when one entry is wider than the figure.
+  ridgeline::PlotOptions opt;
+  opt.measured = ridgeline::measured_roof_lines(sample_ceilings("AMD EPYC", "OpenMP"), 0);
+  opt.measured.back().label = "fp64 vector, " + std::string(200, 'x');
+  const std::string script = ridgeline::roofline_plot_script(
+      {two_core_host(32 << 20)}, {{DType::fp64, Unit::vector}}, {}, "r.dat", "r.svg", opt);
+  const auto at = script.find("title 'measured: fp64 vector, xxx");
+  ASSERT_NE(at, std::string::npos) << script;
+  const auto end = script.find('\'', at + 7);
+  const std::string title = script.substr(at + 7, end - at - 7);
+  EXPECT_EQ(title.size(), 125u) << title;
+  EXPECT_EQ(title.substr(title.size() - 19), "xxx...: 120 GFLOP/s") << title;
+}

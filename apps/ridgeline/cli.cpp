@@ -615,10 +615,13 @@ std::vector<MeasuredPoint> read_points_csv(const std::string& path) {
     std::stringstream ss(line);
     std::string c;
     while (std::getline(ss, c, ',')) cells.push_back(c);
-    if (cells.size() != 3)
-      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": expected label,intensity,gflops");
+    if (cells.size() != 3 && cells.size() != 4)
+      throw std::runtime_error(path + ":" + std::to_string(lineno) +
+                               ": expected label,intensity,gflops[,implementation]");
     try {
-      pts.push_back({cells[0], std::stod(cells[1]), std::stod(cells[2])});
+      // The optional fourth cell names the implementation (ridgeline, cublas, ...): the point's colour,
+      // marker and legend entry, as in ridgeline perf's plots.
+      pts.push_back({cells[0], std::stod(cells[1]), std::stod(cells[2]), cells.size() == 4 ? cells[3] : ""});
     } catch (const std::logic_error&) {
       if (pts.empty() && lineno == 1) continue;  // a header line
       throw std::runtime_error(path + ":" + std::to_string(lineno) +
@@ -820,7 +823,8 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ".pdf): spec roofs solid, measured dashed");
   cmp->add_option(
       "--points", cmp_points,
-      "With --plot: CSV of measured points (label,intensity[FLOP/B],GFLOP/s), as roofline plot's");
+      "With --plot: CSV of measured points (label,intensity[FLOP/B],GFLOP/s[,implementation]), as "
+      "roofline plot's");
   cmp->add_option("--title", cmp_title, "With --plot: the plot's title (default: the devices compared)");
 
   std::vector<std::string> plot_names, plot_dtypes = {"fp64", "fp32", "fp16"},
@@ -834,7 +838,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plot->add_option("--unit", plot_units, "Comma-separated units")->delimiter(',')->capture_default_str();
   plot->add_option("--level", plot_level, "Memory level: dram or l2")->capture_default_str();
   plot->add_option("--title", plot_title, "Plot title")->capture_default_str();
-  plot->add_option("--points", plot_points, "CSV of measured points: label,intensity[FLOP/B],GFLOP/s");
+  plot->add_option("--points", plot_points,
+                   "CSV of measured points: label,intensity[FLOP/B],GFLOP/s[,implementation: ridgeline, "
+                   "cublas, ...]");
   std::string plot_ceilings_file;
   plot->add_option("--ceilings", plot_ceilings_file,
                    "Saved ceilings to draw dashed (default: ridgeline ceilings' file; 'none': none)");

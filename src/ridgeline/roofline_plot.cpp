@@ -233,6 +233,15 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// A legend entry wider than the figure makes gnuplot leave the whole legend out, silently; past this
+// many characters (about 930 of the 1100 pixels at the legend's font, beside its line sample) an entry
+// is cut short.
+constexpr std::size_t kMaxLegendChars = 125;
+
+std::string legend_title(const std::string& s) {
+  return s.size() <= kMaxLegendChars ? s : s.substr(0, kMaxLegendChars - 3) + "...";
+}
+
 std::string gp_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
@@ -444,11 +453,14 @@ std::vector<MeasuredRoofLine> measured_roof_lines(const ceilings::DeviceCeilings
     m.dtype = r->dtype;
     m.unit = r->unit;
     m.value = r->value / 1e9;
-    // A kernel's caveat after "; " (what the build's GEMM runs instead) stays in the ceilings table; a
-    // legend line that long pushes the legend off the figure.
-    m.label = m.bandwidth ? r->label
-                          : to_string(r->dtype) + " " + to_string(r->unit) + ", " +
-                                r->kernel.substr(0, r->kernel.find("; "));
+    // The kernel's caveat stays ("this build's 16-bit GEMM runs wgmma, not measured here": Ridgeline's
+    // own HGEMM points sit above that roof); the micro-kernel's class name, in parentheses, goes, so that
+    // the legend line fits the figure's width (the ceilings table keeps it).
+    std::string kernel = r->kernel;
+    const auto open = kernel.find(" (");
+    const auto close = open == std::string::npos ? open : kernel.find(')', open);
+    if (close != std::string::npos) kernel.erase(open, close - open + 1);
+    m.label = m.bandwidth ? r->label : to_string(r->dtype) + " " + to_string(r->unit) + ", " + kernel;
     out.push_back(m);
   }
   return out;
@@ -565,7 +577,7 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
                               ", " + source_word(*c.spec) + " (" + fmt(c.peak_gflops / 1e3, 4) + " TF/s, " +
                               fmt(c.bw_gbs / 1e3, 3) + " TB/s, I*=" + fmt(c.ridge) + ")";
     plots.push_back(data + " index " + std::to_string(i) + " using 1:2 with lines lw 2 lc rgb '" + c.color +
-                    "' dt 1 title " + gp_quote(clean_label(title)));
+                    "' dt 1 title " + gp_quote(legend_title(clean_label(title))));
   }
   const std::size_t ridge_block = l.curves.size();
   plots.push_back(data + " index " + std::to_string(ridge_block) +
@@ -575,7 +587,7 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
     const SeriesStyle st = series_style(series[k]);
     plots.push_back(data + " index " + std::to_string(ridge_block + 1 + k) + " using 1:2 with points pt " +
                     std::to_string(st.point_type) + " ps 1.1 lc rgb '" + st.color + "' title " +
-                    gp_quote(clean_label(st.title)));
+                    gp_quote(legend_title(clean_label(st.title))));
   }
   const std::size_t measured_block = ridge_block + 1 + series.size();
   for (std::size_t k = 0; k < l.measured.size(); ++k) {
@@ -583,9 +595,16 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
     const std::string figure =
         mc.line->bandwidth ? fmt(mc.line->value, 4) + " GB/s" : fmt(mc.line->value, 4) + " GFLOP/s";
     const std::string who = specs.size() > 1 ? specs[mc.line->spec_index].key + " " : "";
+    // Cut in the middle, so that the figure at the end stays.
+    const std::string head = "measured: " + who, tail = ": " + figure;
+    std::string label = mc.line->label;
+    if (head.size() + label.size() + tail.size() > kMaxLegendChars) {
+      const std::size_t fixed = head.size() + tail.size() + 3;
+      label = label.substr(0, fixed < kMaxLegendChars ? kMaxLegendChars - fixed : 0) + "...";
+    }
     plots.push_back(data + " index " + std::to_string(measured_block + k) +
                     " using 1:2 with lines lw 1.6 lc rgb '" + mc.color + "' dt 2 title " +
-                    gp_quote(clean_label("measured: " + who + mc.line->label + ": " + figure)));
+                    gp_quote(clean_label(head + label + tail)));
   }
   if (measured_ridge_block) {
     // Hollow, and labelled above-left where the spec's ridge labels sit below-right.
