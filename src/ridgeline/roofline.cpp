@@ -278,9 +278,12 @@ std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std:
   std::vector<CompareRow> rows;
   for (DType d : dtypes)
     for (Unit u : units) {
-      for (const auto& s : specs)
-        rows.push_back(compare_row(s.key, s.estimated ? "estimate" : "datasheet", d, u, peak_or_zero(s, d, u),
-                                   bandwidth(s, l)));
+      for (const auto& s : specs) {
+        // The bandwidth first: a spec lacking the level's figure is the error reported, whatever its peaks.
+        const double bw = bandwidth(s, l);
+        rows.push_back(
+            compare_row(s.key, s.estimated ? "estimate" : "datasheet", d, u, peak_or_zero(s, d, u), bw));
+      }
       for (std::size_t i = 0; i < measured.size(); ++i)
         if (measured[i])
           rows.push_back(compare_row(specs[i].key, "measured", d, u,
