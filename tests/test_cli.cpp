@@ -589,3 +589,138 @@ TEST(Ceilings, ShowPrintsTheSavedFileAndPlotAndReportUseIt) {
       contains(cli::perf_report_markdown(carried, "", ""), "copied into the run's JSON by ridgeline-perf"));
   std::filesystem::remove_all(dir);
 }
+
+TEST(Ceilings, CompareReportsSavedCeilingsAsMeasuredRows) {
+  const auto dir = fresh_dir("compare_ceilings");
+  const std::string file = (dir / "ceilings.json").string();
+  cl::save_ceilings(h200_ceilings(), file);  // HBM copy 4.0 TB/s, FP64 DMMA 66 TFLOP/s
+
+  // JSON: per unit the two datasheet rows, then the H200's measured row; the MI300X has none.
+  auto r = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp64", "--ceilings", file, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.size(), 6u) << r.out;
+  for (const auto& row : j) {
+    if (row["device"] == "mi300x") EXPECT_EQ(row["source"], "datasheet") << row.dump();
+    EXPECT_EQ(row["measured_on"].is_null(), row["source"] != "measured") << row.dump();
+  }
+  const auto& spec_matrix = j[3];
+  EXPECT_EQ(spec_matrix["device"], "h200");
+  EXPECT_EQ(spec_matrix["source"], "datasheet");
+  EXPECT_DOUBLE_EQ(spec_matrix["peak_flops"].get<double>(), 67e12);
+  EXPECT_DOUBLE_EQ(spec_matrix["bandwidth_bytes_per_s"].get<double>(), 4.8e12);
+  const auto& measured = j[5];
+  EXPECT_EQ(measured["device"], "h200");
+  EXPECT_EQ(measured["source"], "measured");
+  EXPECT_EQ(measured["unit"], "matrix");
+  EXPECT_DOUBLE_EQ(measured["peak_flops"].get<double>(), 66e12);
+  EXPECT_DOUBLE_EQ(measured["bandwidth_bytes_per_s"].get<double>(), 4.0e12);
+  EXPECT_DOUBLE_EQ(measured["ridge_flop_per_byte"].get<double>(), 16.5);
+  EXPECT_EQ(measured["gemm_compute_bound_n"].get<int>(), 198);     // ceil(16.5 * 8 * 3 / 2)
+  EXPECT_EQ(measured["gemv_compute_bound_batch"].get<int>(), 66);  // ceil(16.5 * 8 / 2)
+  EXPECT_TRUE(contains(measured["measured_on"].get<std::string>(),
+                       "NVIDIA H200 SXM 141GB on Kokkos Cuda, 2026-12-02T09:00:00Z, git abc1234"));
+  // FP64 vector was not measured: the measured row has the bandwidth, no peak, no ridge.
+  const auto& vector = j[2];
+  EXPECT_EQ(vector["source"], "measured");
+  EXPECT_EQ(vector["unit"], "vector");
+  EXPECT_FALSE(vector["available"].get<bool>());
+  EXPECT_TRUE(vector["ridge_flop_per_byte"].is_null());
+
+  // CSV: the same rows and sources.
+  r = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp64", "--ceilings", file, "--csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "device,dtype,unit,level,source,measured_on,available,")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\nh200,fp64,matrix,dram,measured,\"NVIDIA H200 SXM 141GB on Kokkos Cuda,"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, ",true,6.6e+13,4e+12,16.5,198,66,\n")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\nmi300x,fp64,matrix,dram,datasheet,,true,")) << r.out;
+
+  // Table: a measured line under the datasheet one, the measured bandwidth beside the datasheet's.
+  r = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp64", "--ceilings", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "h200 4.8 TB/s datasheet, 4 TB/s measured  mi300x 5.3 TB/s datasheet"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "Measured (h200): NVIDIA H200 SXM 141GB on Kokkos Cuda")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fp64   matrix  datasheet  67         13.96")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fp64   matrix  measured   66         16.5     198      66       -")) << r.out;
+  EXPECT_FALSE(contains(r.out, "fp64   vector  measured")) << r.out;  // nothing measured on that line
+
+  // No ceilings (none asked for, or none of the device's backend family): datasheet rows only.
+  for (const std::string& ceilings : {std::string("none"), (dir / "absent.json").string()}) {
+    r = run({"roofline", "compare", "h200", "--dtype", "fp64", "--ceilings", ceilings, "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    for (const auto& row : nlohmann::json::parse(r.out)) EXPECT_EQ(row["source"], "datasheet") << ceilings;
+  }
+  auto other_backend = h200_ceilings();
+  other_backend.backend = "OpenMP";
+  const std::string host_file = (dir / "host-backend.json").string();
+  cl::save_ceilings(other_backend, host_file);
+  r = run({"roofline", "compare", "h200", "--dtype", "fp64", "--ceilings", host_file, "--csv"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, ",measured,")) << r.out;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Ceilings, ComparePlotDrawsBothDevicesWithMeasuredRoofsDashed) {
+  const auto dir = fresh_dir("compare_plot");
+  const std::string file = (dir / "ceilings.json").string();
+  cl::save_ceilings(h200_ceilings(), file);
+  const std::string svg = (dir / "compare.svg").string();
+  // With --json, stdout stays JSON; what was written goes to stderr.
+  const auto r = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp64", "--ceilings", file,
+                      "--plot", svg, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NO_THROW(nlohmann::json::parse(r.out));
+  EXPECT_TRUE(contains(r.err, "wrote " + svg + " and " + (dir / "compare.png").string())) << r.err;
+  EXPECT_GT(std::filesystem::file_size(svg), 1000u);
+  std::ifstream png((dir / "compare.png").string(), std::ios::binary);
+  char sig[8] = {};
+  ASSERT_TRUE(png.read(sig, 8));
+  EXPECT_EQ(std::string(sig + 1, 3), "PNG");
+  std::stringstream gp, dat;
+  gp << std::ifstream(svg + ".gp").rdbuf();
+  dat << std::ifstream(svg + ".dat").rdbuf();
+  const std::string script = gp.str();
+  // Which device is measured and which is datasheet only, in the title and in every legend entry.
+  EXPECT_TRUE(contains(
+      script, "set title 'Roofline: h200 (datasheet solid, measured dashed) vs mi300x (datasheet only)"))
+      << script;
+  EXPECT_TRUE(contains(script, "dt 1 title 'h200 fp64 matrix, datasheet (67 TF/s, 4.8 TB/s, I*=13.96)'"))
+      << script;
+  EXPECT_TRUE(contains(script, "dt 1 title 'mi300x fp64 matrix, datasheet (")) << script;
+  EXPECT_TRUE(contains(script, "dt 2 title 'measured: h200 fp64 matrix, dmma m16n8k16")) << script;
+  EXPECT_FALSE(contains(script, "measured: mi300x")) << script;
+  EXPECT_TRUE(contains(script, "title 'spec ridge points'")) << script;
+  EXPECT_TRUE(contains(script, "title 'measured ridge points'")) << script;
+  // The measured ridge: 66 TFLOP/s over 4 TB/s.
+  EXPECT_TRUE(contains(dat.str(), "# measured ridge points")) << dat.str();
+  EXPECT_TRUE(contains(dat.str(), "16.5 66000 \"I*=16.5\"")) << dat.str();
+  EXPECT_TRUE(contains(script, "set label 'I*=16.5' at graph ")) << script;
+
+  // Measured points ride along as in roofline plot; --points alone is an error.
+  const std::string points = (dir / "points.csv").string();
+  std::ofstream(points) << "label,intensity,gflops\ndgemm 8192,512,60000,ridgeline\ndgemv,0.25,1000\n";
+  const auto with_points = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp64", "--ceilings",
+                                file, "--plot", (dir / "points.svg").string(), "--points", points});
+  ASSERT_EQ(with_points.code, 0) << with_points.err;
+  EXPECT_TRUE(contains(with_points.out, "wrote " + (dir / "points.svg").string())) << with_points.out;
+  EXPECT_TRUE(std::filesystem::exists((dir / "points.svg.key.md")));
+  std::stringstream pgp;
+  pgp << std::ifstream((dir / "points.svg.gp").string()).rdbuf();
+  // The fourth cell names the implementation, as in ridgeline perf's plots; without it, "measured".
+  EXPECT_TRUE(contains(pgp.str(), "title 'Ridgeline'")) << pgp.str();
+  EXPECT_TRUE(contains(pgp.str(), "title 'measured'")) << pgp.str();
+  const auto no_plot = run({"roofline", "compare", "h200", "--points", points});
+  EXPECT_EQ(no_plot.code, cli::kExitError);
+  EXPECT_TRUE(contains(no_plot.err, "--points needs --plot")) << no_plot.err;
+
+  // The binary writes the figure too.
+  const std::string bin_svg = (dir / "bin.svg").string();
+  const auto bin = run_binary("roofline compare h200 mi300x --dtype fp64 --ceilings '" + file + "' --plot '" +
+                              bin_svg + "'");
+  EXPECT_EQ(bin.code, 0) << bin.out;
+  EXPECT_TRUE(std::filesystem::exists(bin_svg));
+  EXPECT_TRUE(std::filesystem::exists((dir / "bin.png")));
+  std::filesystem::remove_all(dir);
+}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -794,4 +795,110 @@ TEST(RooflinePlot, MeasuredCeilingsAreDashedAndSpecRoofsSolidAndNamed) {
   // A measured ceiling must name a device of the plot.
   opt.measured[0].spec_index = 3;
   EXPECT_THROW(ridgeline::roofline_plot_data({host}, roofs, {}, opt), std::invalid_argument);
+}
+
+TEST(Compare, SavedCeilingsAddMeasuredRowsFromMeasuredFiguresOnly) {
+  // The sample host: DRAM triad 20.5 GB/s (faster than copy's 19), LLC copy 98 GB/s, FP64 FMA 120 GFLOP/s.
+  const auto c = sample_ceilings("AMD EPYC", "OpenMP");
+  EXPECT_DOUBLE_EQ(cl::level_bandwidth(c, cl::Level::memory), 20.5e9);
+  EXPECT_DOUBLE_EQ(cl::level_bandwidth(c, cl::Level::cache), 98e9);
+  EXPECT_DOUBLE_EQ(cl::level_bandwidth(c, cl::Level::scratch), 0);
+  EXPECT_DOUBLE_EQ(cl::compute_rate(c, DType::fp64, Unit::vector), 120e9);
+  EXPECT_DOUBLE_EQ(cl::compute_rate(c, DType::fp32, Unit::vector), 0);
+
+  const DeviceSpec host = two_core_host(32 << 20);
+  const DeviceSpec h200 = find_device_spec("h200");
+  const auto rows = rl::compare({host, h200}, {DType::fp64, DType::fp32}, {Unit::vector},
+                                rl::MemoryLevel::dram, {&c, nullptr});
+  // Per dtype: the two spec rows, then the host's measured row; the H200 has none.
+  ASSERT_EQ(rows.size(), 6u);
+  EXPECT_EQ(rows[0].source, "estimate");  // the host's derived spec
+  EXPECT_EQ(rows[1].source, "datasheet");
+  EXPECT_EQ(rows[1].device, "h200");
+  EXPECT_DOUBLE_EQ(rows[1].ridge, 34e12 / 4.8e12);
+  const auto& fp64 = rows[2];
+  EXPECT_EQ(fp64.source, "measured");
+  EXPECT_EQ(fp64.device, "host");
+  EXPECT_TRUE(fp64.available);
+  EXPECT_DOUBLE_EQ(fp64.peak_flops, 120e9);
+  EXPECT_DOUBLE_EQ(fp64.bandwidth, 20.5e9);
+  EXPECT_DOUBLE_EQ(fp64.ridge, 120 / 20.5);
+  EXPECT_EQ(fp64.gemm_n, 71);      // ceil(5.854 * 8 * 3 / 2)
+  EXPECT_EQ(fp64.gemv_batch, 24);  // ceil(5.854 * 8 / 2)
+  // FP32 was not measured: no peak and no ridge, and nothing taken from the spec in its place.
+  const auto& fp32 = rows[5];
+  EXPECT_EQ(fp32.source, "measured");
+  EXPECT_EQ(fp32.dtype, DType::fp32);
+  EXPECT_FALSE(fp32.available);
+  EXPECT_EQ(fp32.peak_flops, 0);
+  EXPECT_EQ(fp32.ridge, 0);
+  EXPECT_EQ(fp32.gemm_n, 0);
+  // At L2 the measured row takes the cache level's bandwidth.
+  DeviceSpec host_l2 = host;
+  host_l2.l2_bw_bytes_per_s = 200e9;
+  const auto l2 = rl::compare({host_l2}, {DType::fp64}, {Unit::vector}, rl::MemoryLevel::l2, {&c});
+  ASSERT_EQ(l2.size(), 2u);
+  EXPECT_DOUBLE_EQ(l2[1].bandwidth, 98e9);
+  // Without ceilings the rows are the spec rows alone, as before.
+  EXPECT_EQ(rl::compare({host, h200}, {DType::fp64}, {Unit::vector}).size(), 2u);
+  EXPECT_THROW(rl::compare({host, h200}, {DType::fp64}, {Unit::vector}, rl::MemoryLevel::dram, {&c}),
+               std::invalid_argument);
+}
+
+TEST(RooflinePlot, TwoDevicesTakeColourFamiliesAndMeasuredRidgesAreMarked) {
+  // The sample host's ceilings drawn on the first of two devices: DRAM triad 20.5 GB/s, FP64 FMA 120.
+  DeviceSpec host = two_core_host(32 << 20);
+  const DeviceSpec mi300x = find_device_spec("mi300x");
+  ridgeline::PlotOptions opt;
+  opt.measured = ridgeline::measured_roof_lines(sample_ceilings("AMD EPYC", "OpenMP"), 0);
+  const std::vector<ridgeline::RoofSelection> roofs = {{DType::fp64, Unit::vector},
+                                                       {DType::fp64, Unit::matrix}};
+  const std::string script =
+      ridgeline::roofline_plot_script({host, mi300x}, roofs, {}, "r.dat", "r.svg", opt);
+  // Each device's first roof opens its own family (blues, reds); the measured FP64 roof wears its spec
+  // roof's colour.
+  EXPECT_NE(script.find("lc rgb '#1f77b4' dt 1 title 'host fp64 vector, estimate"), std::string::npos)
+      << script;
+  EXPECT_NE(script.find("lc rgb '#d62728' dt 1 title 'mi300x fp64 vector, datasheet"), std::string::npos)
+      << script;
+  EXPECT_NE(script.find("lc rgb '#1f77b4' dt 2 title 'measured: host fp64 vector, fma chains"),
+            std::string::npos)
+      << script;
+  // 3 spec roofs + spec ridges + 3 measured ceilings + measured ridges: one legend column of 8.
+  EXPECT_NE(script.find("set key below font ',10' maxrows 8"), std::string::npos) << script;
+  EXPECT_NE(script.find("title 'spec ridge points'"), std::string::npos) << script;
+  EXPECT_NE(script.find("title 'measured ridge points'"), std::string::npos) << script;
+  const std::string data = ridgeline::roofline_plot_data({host, mi300x}, roofs, {}, opt);
+  const auto at = data.find("# measured ridge points");
+  ASSERT_NE(at, std::string::npos) << data;
+  EXPECT_NE(data.find("I*=5.854", at), std::string::npos) << data;  // 120 GFLOP/s over 20.5 GB/s
+  // Against a spec's bandwidth a measured roof's corner mixes sources: no measured ridge without a
+  // measured bandwidth.
+  opt.measured.erase(std::remove_if(opt.measured.begin(), opt.measured.end(),
+                                    [](const ridgeline::MeasuredRoofLine& m) { return m.bandwidth; }),
+                     opt.measured.end());
+  EXPECT_EQ(ridgeline::roofline_plot_data({host, mi300x}, roofs, {}, opt).find("# measured ridge points"),
+            std::string::npos);
+  // A legend of many rows makes the figure taller rather than dropping the legend.
+  std::vector<ridgeline::RoofSelection> all;
+  for (DType d : ridgeline::kAllDTypes)
+    for (Unit u : ridgeline::kAllUnits) all.push_back({d, u});
+  const std::string tall = ridgeline::roofline_plot_script({find_device_spec("h200"), mi300x}, all, {},
+                                                           "r.dat", "r.svg", ridgeline::PlotOptions{});
+  EXPECT_EQ(tall.find("size 1100,860 "), std::string::npos) << tall;
+}
+
+TEST(RooflinePlot, LongLegendEntriesAreCutKeepingTheirFigure) {
+  // gnuplot drops the whole legend when one entry is wider than the figure.
+  ridgeline::PlotOptions opt;
+  opt.measured = ridgeline::measured_roof_lines(sample_ceilings("AMD EPYC", "OpenMP"), 0);
+  opt.measured.back().label = "fp64 vector, " + std::string(200, 'x');
+  const std::string script = ridgeline::roofline_plot_script(
+      {two_core_host(32 << 20)}, {{DType::fp64, Unit::vector}}, {}, "r.dat", "r.svg", opt);
+  const auto at = script.find("title 'measured: fp64 vector, xxx");
+  ASSERT_NE(at, std::string::npos) << script;
+  const auto end = script.find('\'', at + 7);
+  const std::string title = script.substr(at + 7, end - at - 7);
+  EXPECT_EQ(title.size(), 125u) << title;
+  EXPECT_EQ(title.substr(title.size() - 19), "xxx...: 120 GFLOP/s") << title;
 }

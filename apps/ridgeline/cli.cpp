@@ -260,18 +260,51 @@ std::string utc_now() {
   return buf;
 }
 
-// The saved ceilings of each spec, as dashed roofs for the plot; `path` "none" reads nothing. Says on
-// `out` which were found.
+// The saved ceilings of each spec: the entry of the same device (name, else key) whose Kokkos backend
+// belongs to the spec's backend family. `path` "none" reads nothing.
+struct SavedCeilings {
+  std::string path;
+  ceilings::CeilingsFile file;
+  std::vector<int> index;  // per spec: its entry in file.entries, -1 for none
+  const ceilings::DeviceCeilings* of(std::size_t spec) const {
+    return index[spec] < 0 ? nullptr : &file.entries[static_cast<std::size_t>(index[spec])];
+  }
+  bool any() const {
+    return std::any_of(index.begin(), index.end(), [](int i) { return i >= 0; });
+  }
+  std::vector<const ceilings::DeviceCeilings*> all() const {
+    std::vector<const ceilings::DeviceCeilings*> v;
+    for (std::size_t i = 0; i < index.size(); ++i) v.push_back(of(i));
+    return v;
+  }
+  // "NVIDIA H200 SXM 141GB on Kokkos Cuda, 2026-12-02T11:38:17Z, git e25f322 (ceilings.json)"
+  std::string describe(std::size_t spec) const {
+    const auto* c = of(spec);
+    return c->device + " on Kokkos " + c->backend + ", " + c->date_utc +
+           (c->git_sha.empty() ? "" : ", git " + c->git_sha) + " (" + path + ")";
+  }
+};
+
+SavedCeilings saved_ceilings(const std::vector<DeviceSpec>& specs, const std::string& path) {
+  SavedCeilings saved{path, {}, std::vector<int>(specs.size(), -1)};
+  if (path == "none") return saved;
+  saved.file = ceilings::load_ceilings_file(path);
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (const auto* c =
+            ceilings::find_ceilings(saved.file, specs[i].name, specs[i].key, "", specs[i].backend))
+      saved.index[i] = static_cast<int>(c - saved.file.entries.data());
+  return saved;
+}
+
+// The saved ceilings as dashed roofs for a plot. Says on `out` which were found.
 std::vector<MeasuredRoofLine> saved_ceiling_lines(const std::vector<DeviceSpec>& specs,
-                                                  const std::string& path, std::ostream& out) {
+                                                  const SavedCeilings& saved, std::ostream& out) {
   std::vector<MeasuredRoofLine> lines;
-  if (path == "none") return lines;
-  const ceilings::CeilingsFile file = ceilings::load_ceilings_file(path);
   for (std::size_t i = 0; i < specs.size(); ++i) {
-    const auto* c = ceilings::find_ceilings(file, specs[i].name, specs[i].key, "", specs[i].backend);
+    const auto* c = saved.of(i);
     if (!c) continue;
     out << "measured ceilings of " << specs[i].key << ": " << c->device << " on Kokkos " << c->backend << ", "
-        << c->date_utc << " (" << path << ")\n";
+        << c->date_utc << " (" << saved.path << ")\n";
     for (const auto& l : measured_roof_lines(*c, i)) lines.push_back(l);
   }
   return lines;
@@ -328,25 +361,53 @@ std::vector<std::string> out_of_range_fields(const rl::CompareRow& r) {
   return f;
 }
 
+// "datasheet" when every spec's figures come from a datasheet ("estimate" when all are estimates), else
+// "spec": the line above the table then names each device's source.
+std::string spec_rows_source(const std::vector<DeviceSpec>& specs) {
+  const bool all_estimated =
+      std::all_of(specs.begin(), specs.end(), [](const DeviceSpec& s) { return s.estimated; });
+  const bool none_estimated =
+      std::none_of(specs.begin(), specs.end(), [](const DeviceSpec& s) { return s.estimated; });
+  return all_estimated ? "estimate" : none_estimated ? "datasheet" : "spec";
+}
+
 void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
-                  const std::vector<rl::CompareRow>& rows, rl::MemoryLevel level, Format f) {
-  // Unavailable or out of range: "-" in the table, empty in CSV, null in JSON.
+                  const std::vector<rl::CompareRow>& rows, rl::MemoryLevel level, Format f,
+                  const SavedCeilings& saved) {
+  // Unavailable, not measured or out of range: "-" in the table, empty in CSV, null in JSON.
   auto has_count = [](const rl::CompareRow& r, std::int64_t v) { return r.available && v > 0; };
-  auto has_ridge = [](const rl::CompareRow& r) { return r.available && std::isfinite(r.ridge); };
+  auto has_ridge = [](const rl::CompareRow& r) {
+    return r.available && r.ridge > 0 && std::isfinite(r.ridge);
+  };
+  // Which spec each row belongs to, from compare's order: per dtype and unit, every spec's row, then a
+  // measured row for each spec with ceilings.
+  std::vector<std::size_t> spec_of;
+  while (!specs.empty() && spec_of.size() < rows.size()) {
+    for (std::size_t i = 0; i < specs.size(); ++i) spec_of.push_back(i);
+    for (std::size_t i = 0; i < specs.size(); ++i)
+      if (saved.of(i)) spec_of.push_back(i);
+  }
+  // What a measured row was measured on; empty for a spec row.
+  auto measured_on = [&](std::size_t k) {
+    return rows[k].source == "measured" ? saved.describe(spec_of[k]) : std::string();
+  };
   if (f == Format::json) {
     Json arr = Json::array();
-    for (const auto& r : rows) {
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const auto& r = rows[k];
       Json j;
       j["device"] = r.device;
+      j["source"] = r.source;
       j["dtype"] = to_string(r.dtype);
       j["unit"] = to_string(r.unit);
       j["level"] = rl::to_string(level);
       j["available"] = r.available;
       j["peak_flops"] = r.peak_flops;
-      j["bandwidth_bytes_per_s"] = r.bandwidth;
+      j["bandwidth_bytes_per_s"] = r.bandwidth > 0 ? Json(r.bandwidth) : Json(nullptr);
       j["ridge_flop_per_byte"] = has_ridge(r) ? Json(r.ridge) : Json(nullptr);
       j["gemm_compute_bound_n"] = has_count(r, r.gemm_n) ? Json(r.gemm_n) : Json(nullptr);
       j["gemv_compute_bound_batch"] = has_count(r, r.gemv_batch) ? Json(r.gemv_batch) : Json(nullptr);
+      j["measured_on"] = r.source == "measured" ? Json(measured_on(k)) : Json(nullptr);
       j["out_of_range"] = out_of_range_fields(r);
       arr.push_back(j);
     }
@@ -355,40 +416,76 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
   }
   if (f == Format::csv) {
     std::vector<std::vector<std::string>> out;
-    for (const auto& r : rows)
-      out.push_back({r.device, to_string(r.dtype), to_string(r.unit), rl::to_string(level),
-                     r.available ? "true" : "false", num(r.peak_flops, 10), num(r.bandwidth, 10),
-                     has_ridge(r) ? num(r.ridge, 10) : "",
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const auto& r = rows[k];
+      out.push_back({r.device, to_string(r.dtype), to_string(r.unit), rl::to_string(level), r.source,
+                     measured_on(k), r.available ? "true" : "false", num(r.peak_flops, 10),
+                     r.bandwidth > 0 ? num(r.bandwidth, 10) : "", has_ridge(r) ? num(r.ridge, 10) : "",
                      has_count(r, r.gemm_n) ? std::to_string(r.gemm_n) : "",
                      has_count(r, r.gemv_batch) ? std::to_string(r.gemv_batch) : "",
                      join(out_of_range_fields(r), " ")});
+    }
     print_csv(os,
-              {"device", "dtype", "unit", "level", "available", "peak_flops", "bandwidth_bytes_per_s",
-               "ridge_flop_per_byte", "gemm_compute_bound_n", "gemv_compute_bound_batch", "out_of_range"},
+              {"device", "dtype", "unit", "level", "source", "measured_on", "available", "peak_flops",
+               "bandwidth_bytes_per_s", "ridge_flop_per_byte", "gemm_compute_bound_n",
+               "gemv_compute_bound_batch", "out_of_range"},
               out);
     return;
   }
+  const ceilings::Level measured_level =
+      level == rl::MemoryLevel::dram ? ceilings::Level::memory : ceilings::Level::cache;
   os << "Roofline at " << rl::to_string(level) << ":";
-  for (const auto& s : specs)
-    os << "  " << s.key << " " << num(rl::bandwidth(s, level) / 1e12) << " TB/s"
-       << (s.estimated ? " (est.)" : "");
-  os << "\nTF/s: dense peak; I*: ridge point [FLOP/B]; n*: smallest square GEMM n that is compute-bound;\n"
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const auto& s = specs[i];
+    os << "  " << s.key << " " << num(rl::bandwidth(s, level) / 1e12) << " TB/s "
+       << (s.estimated ? "estimate" : "datasheet");
+    if (const auto* c = saved.of(i)) {
+      const double bw = ceilings::level_bandwidth(*c, measured_level);
+      os << (bw > 0 ? ", " + num(bw / 1e12) + " TB/s measured" : ", bandwidth not measured");
+    }
+  }
+  os << "\n";
+  for (std::size_t i = 0; i < specs.size(); ++i)
+    if (saved.of(i)) os << "Measured (" << specs[i].key << "): " << saved.describe(i) << "\n";
+  const std::string spec_source = spec_rows_source(specs);
+  os << "source: where a row's figures come from: " << spec_source
+     << (spec_source == "spec" ? " (each device's, as above)" : "")
+     << (saved.any() ? "; measured: `ridgeline ceilings`, the fastest bandwidth at the level and the unit's "
+                       "measured rate, on a line of its own where a rate was measured"
+                     : "; no saved ceilings for these devices (`ridgeline ceilings` measures them)")
+     << ".\nTF/s: dense peak; I*: ridge point [FLOP/B]; n*: smallest square GEMM n that is compute-bound;\n"
         "k*: GEMV batch (vectors sharing A) that is compute-bound. '-': the spec has no dense peak for\n"
-        "that dtype on that unit, or the figure is out of range (n* or k* past 2^53).\n\n";
-  Table t{{"dtype", "unit"}, {}};
+        "that dtype on that unit, it was not measured, or the figure is out of range (n* or k* past "
+        "2^53).\n\n";
+  Table t{{"dtype", "unit", "source"}, {}};
   for (const auto& s : specs)
     for (const char* col : {" TF/s", " I*", " n*", " k*"}) t.header.push_back(s.key + col);
-  const std::size_t per_group = specs.size();
-  for (std::size_t i = 0; i + per_group <= rows.size(); i += per_group) {
-    std::vector<std::string> line = {to_string(rows[i].dtype), to_string(rows[i].unit)};
-    for (std::size_t k = 0; k < per_group; ++k) {
-      const auto& r = rows[i + k];
-      line.push_back(tflops(r.peak_flops));
-      line.push_back(has_ridge(r) ? num(r.ridge) : "-");
-      line.push_back(has_count(r, r.gemm_n) ? std::to_string(r.gemm_n) : "-");
-      line.push_back(has_count(r, r.gemv_batch) ? std::to_string(r.gemv_batch) : "-");
+  auto cells = [&](std::vector<std::string>& line, const rl::CompareRow* r) {
+    if (!r) {
+      line.insert(line.end(), 4, "-");
+      return;
     }
+    line.push_back(tflops(r->peak_flops));
+    line.push_back(has_ridge(*r) ? num(r->ridge) : "-");
+    line.push_back(has_count(*r, r->gemm_n) ? std::to_string(r->gemm_n) : "-");
+    line.push_back(has_count(*r, r->gemv_batch) ? std::to_string(r->gemv_batch) : "-");
+  };
+  // One line of spec figures per dtype and unit, then one of measured figures when any device has them.
+  std::size_t k = 0;
+  while (k < rows.size()) {
+    std::vector<std::string> line = {to_string(rows[k].dtype), to_string(rows[k].unit), spec_source};
+    for (std::size_t i = 0; i < specs.size(); ++i) cells(line, &rows[k++]);
     t.rows.push_back(line);
+    if (!saved.any()) continue;
+    line = {to_string(rows[k].dtype), to_string(rows[k].unit), "measured"};
+    bool any_measured = false;
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const rl::CompareRow* r = saved.of(i) ? &rows[k++] : nullptr;
+      any_measured = any_measured || (r && r->available);
+      cells(line, r);
+    }
+    // A line of dashes says nothing the JSON and CSV rows (available: false) do not.
+    if (any_measured) t.rows.push_back(line);
   }
   t.print(os);
 }
@@ -518,10 +615,13 @@ std::vector<MeasuredPoint> read_points_csv(const std::string& path) {
     std::stringstream ss(line);
     std::string c;
     while (std::getline(ss, c, ',')) cells.push_back(c);
-    if (cells.size() != 3)
-      throw std::runtime_error(path + ":" + std::to_string(lineno) + ": expected label,intensity,gflops");
+    if (cells.size() != 3 && cells.size() != 4)
+      throw std::runtime_error(path + ":" + std::to_string(lineno) +
+                               ": expected label,intensity,gflops[,implementation]");
     try {
-      pts.push_back({cells[0], std::stod(cells[1]), std::stod(cells[2])});
+      // The optional fourth cell names the implementation (ridgeline, cublas, ...): the point's colour,
+      // marker and legend entry, as in ridgeline perf's plots.
+      pts.push_back({cells[0], std::stod(cells[1]), std::stod(cells[2]), cells.size() == 4 ? cells[3] : ""});
     } catch (const std::logic_error&) {
       if (pts.empty() && lineno == 1) continue;  // a header line
       throw std::runtime_error(path + ":" + std::to_string(lineno) +
@@ -633,6 +733,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
              "  ridgeline spec h200\n"
              "  ridgeline spec --detect --json > mygpu.json\n"
              "  ridgeline roofline compare h200 mi300x --dtype fp64,fp32,fp16\n"
+             "  ridgeline roofline compare h200 mi300x --dtype fp64,fp16 --plot compare.svg\n"
              "  ridgeline roofline plot h200 mi300x --out roofline.svg\n"
              "  ridgeline ledger --tile 64x64x32 --dtype fp16 --acc fp32 --threads 128 --stages 2\n"
              "  ridgeline ceilings --quick\n"
@@ -712,6 +813,19 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->capture_default_str();
   cmp->add_option("--level", cmp_level, "Memory level: dram or l2")->capture_default_str();
   add_format_flags(cmp, &cmp_json, &cmp_csv);
+  std::string cmp_ceilings_file, cmp_plot, cmp_points, cmp_title;
+  cmp->add_option(
+      "--ceilings", cmp_ceilings_file,
+      "Saved ceilings to report as measured rows (default: ridgeline ceilings' file; 'none': none)");
+  cmp->add_option(
+      "--plot", cmp_plot,
+      "Also draw every device's roofs and ridge points in one figure (.svg with a .png twin, .png, "
+      ".pdf): spec roofs solid, measured dashed");
+  cmp->add_option(
+      "--points", cmp_points,
+      "With --plot: CSV of measured points (label,intensity[FLOP/B],GFLOP/s[,implementation]), as "
+      "roofline plot's");
+  cmp->add_option("--title", cmp_title, "With --plot: the plot's title (default: the devices compared)");
 
   std::vector<std::string> plot_names, plot_dtypes = {"fp64", "fp32", "fp16"},
                                        plot_units = {"vector", "matrix"};
@@ -724,7 +838,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   plot->add_option("--unit", plot_units, "Comma-separated units")->delimiter(',')->capture_default_str();
   plot->add_option("--level", plot_level, "Memory level: dram or l2")->capture_default_str();
   plot->add_option("--title", plot_title, "Plot title")->capture_default_str();
-  plot->add_option("--points", plot_points, "CSV of measured points: label,intensity[FLOP/B],GFLOP/s");
+  plot->add_option("--points", plot_points,
+                   "CSV of measured points: label,intensity[FLOP/B],GFLOP/s[,implementation: ridgeline, "
+                   "cublas, ...]");
   std::string plot_ceilings_file;
   plot->add_option("--ceilings", plot_ceilings_file,
                    "Saved ceilings to draw dashed (default: ridgeline ceilings' file; 'none': none)");
@@ -844,8 +960,35 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     } else if (*cmp) {
       const auto specs = resolve_all(cmp_names);
       const auto level = rl::parse_memory_level(cmp_level);
-      const auto rows = rl::compare(specs, dtypes_of(cmp_dtypes), units_of(cmp_units), level);
-      emit_compare(out, specs, rows, level, format_of(cmp_json, cmp_csv));
+      if (!cmp_points.empty() && cmp_plot.empty()) throw std::invalid_argument("--points needs --plot FILE");
+      const SavedCeilings saved = saved_ceilings(
+          specs, cmp_ceilings_file.empty() ? ceilings::default_ceilings_path() : cmp_ceilings_file);
+      const auto dtypes = dtypes_of(cmp_dtypes);
+      const auto units = units_of(cmp_units);
+      const Format format = format_of(cmp_json, cmp_csv);
+      emit_compare(out, specs, rl::compare(specs, dtypes, units, level, saved.all()), level, format, saved);
+      if (!cmp_plot.empty()) {
+        // What the table compares, as one figure; the notes go to stderr where stdout is JSON or CSV.
+        std::ostream& log = format == Format::table ? out : err;
+        std::vector<RoofSelection> roofs;
+        for (DType d : dtypes)
+          for (Unit u : units) roofs.push_back({d, u});
+        PlotOptions opt;
+        // The default title says per device what its roofs are: datasheet (or estimate) only, or measured
+        // beside them.
+        std::vector<std::string> who;
+        for (std::size_t i = 0; i < specs.size(); ++i)
+          who.push_back(specs[i].key + " (" + (specs[i].estimated ? "estimate" : "datasheet") +
+                        (saved.of(i) ? " solid, measured dashed)" : " only)"));
+        opt.title = cmp_title.empty() ? "Roofline: " + join(who, " vs ") : cmp_title;
+        opt.level = level;
+        std::ostringstream found;  // the table has said which ceilings were found already
+        opt.measured = saved_ceiling_lines(specs, saved, found);
+        const auto points = cmp_points.empty() ? std::vector<MeasuredPoint>{} : read_points_csv(cmp_points);
+        const PlotFiles files = write_roofline_plot(specs, roofs, points, cmp_plot, opt);
+        log << (format == Format::table ? "\n" : "") << "wrote " << files.output
+            << (files.png.empty() ? "" : " and " + files.png) << " (gnuplot script " << files.script << ")\n";
+      }
     } else if (*plot) {
       const auto specs = resolve_all(plot_names);
       std::vector<RoofSelection> roofs;
@@ -856,7 +999,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       opt.level = rl::parse_memory_level(plot_level);
       const auto points = plot_points.empty() ? std::vector<MeasuredPoint>{} : read_points_csv(plot_points);
       opt.measured = saved_ceiling_lines(
-          specs, plot_ceilings_file.empty() ? ceilings::default_ceilings_path() : plot_ceilings_file, out);
+          specs,
+          saved_ceilings(specs,
+                         plot_ceilings_file.empty() ? ceilings::default_ceilings_path() : plot_ceilings_file),
+          out);
       const PlotFiles files = write_roofline_plot(specs, roofs, points, plot_out, opt);
       out << "wrote " << files.output << " (gnuplot script " << files.script << ", data " << files.data
           << ")\n";

@@ -503,10 +503,21 @@ std::vector<const Roof*> plotted_roofs(const DeviceCeilings& c) {
 }
 
 double memory_bandwidth(const DeviceCeilings& c) {
+  return level_bandwidth(c, Level::memory);
+}
+
+double level_bandwidth(const DeviceCeilings& c, Level l) {
   double bw = 0;
   for (const auto& r : c.roofs)
-    if (r.kind == "bandwidth" && r.level == Level::memory) bw = std::max(bw, r.value);
+    if (r.kind == "bandwidth" && r.level == l) bw = std::max(bw, r.value);
   return bw;
+}
+
+double compute_rate(const DeviceCeilings& c, DType d, Unit u) {
+  double rate = 0;
+  for (const auto& r : c.roofs)
+    if (r.kind == "compute" && r.dtype == d && r.unit == u) rate = std::max(rate, r.value);
+  return rate;
 }
 
 std::string ceilings_table(const DeviceCeilings& c) {

@@ -158,6 +158,10 @@ const DeviceCeilings* find_ceilings(const CeilingsFile&, const std::string& devi
 std::vector<const Roof*> plotted_roofs(const DeviceCeilings&);
 // The fastest memory-level bandwidth (bytes/s), 0 without one.
 double memory_bandwidth(const DeviceCeilings&);
+// The fastest bandwidth measured at a level (bytes/s), 0 without one.
+double level_bandwidth(const DeviceCeilings&, Level);
+// The fastest compute roof measured for a dtype and unit (FLOP/s), 0 when none was.
+double compute_rate(const DeviceCeilings&, DType, Unit);
 
 // The table `ridgeline ceilings` prints: each roof, its measured figure, the spec's, % of spec, and how it
 // was measured; then what was not measured.

@@ -241,26 +241,55 @@ std::int64_t gemv_compute_bound_batch(const DeviceSpec& s, DType d, Unit u, Memo
   return smallest_count(ridge_point(s, d, u, l) * dtype_bytes(d) / 2.0);
 }
 
+namespace {
+// A row from a peak and a bandwidth, either 0 when unknown: the ridge and the counts need both. The
+// counts are gemm_compute_bound_n's and gemv_compute_bound_batch's closed forms on that ridge.
+CompareRow compare_row(const std::string& device, const std::string& source, DType d, Unit u, double peak,
+                       double bw) {
+  CompareRow r;
+  r.device = device;
+  r.source = source;
+  r.dtype = d;
+  r.unit = u;
+  r.bandwidth = bw;
+  r.peak_flops = peak;
+  r.available = peak > 0;
+  if (r.available && bw > 0) {
+    r.ridge = peak / bw;
+    r.gemm_n = smallest_count(r.ridge * dtype_bytes(d) * 3.0 / 2.0);
+    r.gemv_batch = smallest_count(r.ridge * dtype_bytes(d) / 2.0);
+  }
+  return r;
+}
+}  // namespace
+
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std::vector<DType>& dtypes,
                                 const std::vector<Unit>& units, MemoryLevel l) {
+  return compare(specs, dtypes, units, l, {});
+}
+
+std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std::vector<DType>& dtypes,
+                                const std::vector<Unit>& units, MemoryLevel l,
+                                const std::vector<const ceilings::DeviceCeilings*>& measured) {
+  if (!measured.empty() && measured.size() != specs.size())
+    throw std::invalid_argument("roofline compare: " + std::to_string(measured.size()) +
+                                " sets of ceilings for " + std::to_string(specs.size()) + " devices");
+  const ceilings::Level level = l == MemoryLevel::dram ? ceilings::Level::memory : ceilings::Level::cache;
   std::vector<CompareRow> rows;
   for (DType d : dtypes)
-    for (Unit u : units)
+    for (Unit u : units) {
       for (const auto& s : specs) {
-        CompareRow r;
-        r.device = s.key;
-        r.dtype = d;
-        r.unit = u;
-        r.bandwidth = bandwidth(s, l);
-        r.peak_flops = peak_or_zero(s, d, u);
-        r.available = r.peak_flops > 0;
-        if (r.available) {
-          r.ridge = r.peak_flops / r.bandwidth;
-          r.gemm_n = gemm_compute_bound_n(s, d, u, false, l);
-          r.gemv_batch = gemv_compute_bound_batch(s, d, u, l);
-        }
-        rows.push_back(r);
+        // The bandwidth first: a spec lacking the level's figure is the error reported, whatever its peaks.
+        const double bw = bandwidth(s, l);
+        rows.push_back(
+            compare_row(s.key, s.estimated ? "estimate" : "datasheet", d, u, peak_or_zero(s, d, u), bw));
       }
+      for (std::size_t i = 0; i < measured.size(); ++i)
+        if (measured[i])
+          rows.push_back(compare_row(specs[i].key, "measured", d, u,
+                                     ceilings::compute_rate(*measured[i], d, u),
+                                     ceilings::level_bandwidth(*measured[i], level)));
+    }
   return rows;
 }
 

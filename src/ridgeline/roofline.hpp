@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "ridgeline/ceilings.hpp"
 #include "ridgeline/device_spec.hpp"
 #include "ridgeline/tile_config.hpp"
 
@@ -131,11 +132,15 @@ std::int64_t gemv_compute_bound_batch(const DeviceSpec&, DType, Unit, MemoryLeve
 
 struct CompareRow {
   std::string device;  // spec key
+  // Where every figure of the row comes from: "datasheet", "estimate" (a derived spec, the host's) or
+  // "measured" (saved `ridgeline ceilings`). A row never mixes sources: a measured row leaves a figure
+  // that was not measured at 0 rather than fill it in from the spec.
+  std::string source = "datasheet";
   DType dtype = DType::fp64;
   Unit unit = Unit::vector;
-  bool available = false;  // the unit runs the dtype
+  bool available = false;  // the unit runs the dtype (measured rows: its rate was measured)
   double peak_flops = 0;
-  double bandwidth = 0;
+  double bandwidth = 0;         // measured rows: 0 when the level's bandwidth was not measured
   double ridge = 0;             // +inf when it overflows a double
   std::int64_t gemm_n = 0;      // 0 when unavailable, kOutOfRange past kMaxCount
   std::int64_t gemv_batch = 0;  // 0 when unavailable, kOutOfRange past kMaxCount
@@ -144,6 +149,13 @@ struct CompareRow {
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vector<DType>&,
                                 const std::vector<Unit>& = {Unit::vector, Unit::matrix},
                                 MemoryLevel = MemoryLevel::dram);
+// The same, with the saved ceilings of each spec (measured[i] belongs to specs[i]; nullptr: none): per
+// dtype and unit, the specs' rows, then one "measured" row for each spec that has ceilings, in spec order.
+// A measured row takes the measured rate of that dtype and unit and the fastest bandwidth measured at the
+// level (dram: the memory level, l2: the cache level), and its ridge and counts from those two.
+std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vector<DType>&,
+                                const std::vector<Unit>&, MemoryLevel,
+                                const std::vector<const ceilings::DeviceCeilings*>& measured);
 
 }  // namespace roofline
 }  // namespace ridgeline

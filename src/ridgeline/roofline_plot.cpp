@@ -23,6 +23,7 @@ struct Curve {
   double peak_gflops;
   double bw_gbs;
   double ridge;
+  std::string color;
 };
 
 // A measured ceiling as drawn: a polyline in data coordinates.
@@ -30,6 +31,9 @@ struct MeasuredCurve {
   const MeasuredRoofLine* line;
   std::string color;
   std::vector<std::pair<double, double>> points;
+  // A compute ceiling reached along its device's measured bandwidth: its ridge is a measured one, marked
+  // as such. Against a spec's bandwidth the corner mixes sources and is left unmarked.
+  bool measured_ridge = false;
 };
 
 struct Layout {
@@ -42,6 +46,15 @@ struct Layout {
 const char* roof_color(std::size_t i) {
   static const char* colors[] = {"#1f77b4", "#d62728", "#17becf", "#bcbd22", "#393b79", "#ad494a", "#637939"};
   return colors[i % 7];
+}
+
+// With several devices, each takes its roofs from its own family (blues, reds, browns), so that which
+// device a line belongs to shows before the legend is read; a fourth device falls back to roof_color.
+std::string device_roof_color(std::size_t spec_index, std::size_t roof_of_spec, std::size_t overall) {
+  static const char* families[3][5] = {{"#1f77b4", "#17becf", "#393b79", "#2b8cbe", "#637939"},
+                                       {"#d62728", "#ad494a", "#bcbd22", "#843c39", "#7b4173"},
+                                       {"#8c6d31", "#bd9e39", "#636363", "#e7ba52", "#5254a3"}};
+  return spec_index < 3 ? families[spec_index][roof_of_spec % 5] : roof_color(overall);
 }
 
 // Measured bandwidth ceilings: one shade per level, light to dark from scratch to memory.
@@ -101,8 +114,16 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
                                     ") over field '" + bw_field + "' (" + fmt(bw) + "), is beyond a double");
       }
       l.curves.push_back(
-          {&s, static_cast<int>(si), static_cast<int>(ri), roofs[ri], p / 1e9, bw / 1e9, ridge});
+          {&s, static_cast<int>(si), static_cast<int>(ri), roofs[ri], p / 1e9, bw / 1e9, ridge, ""});
     }
+  // Colours: by position with one device (as every single-device plot has been drawn); per device
+  // family with several. A device's measured compute ceilings continue its family.
+  std::vector<std::size_t> used(specs.size(), 0);
+  for (std::size_t i = 0; i < l.curves.size(); ++i) {
+    const auto si = static_cast<std::size_t>(l.curves[i].spec_index);
+    l.curves[i].color = specs.size() == 1 ? roof_color(i) : device_roof_color(si, used[si], i);
+    ++used[si];
+  }
   if (l.curves.empty())
     throw std::invalid_argument(
         "roofline plot: none of the devices has a peak for the selected dtypes/units");
@@ -117,10 +138,14 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
   // ceiling is reached along the same device's measured bandwidth at the plot's level, else the spec's.
   const ceilings::Level slope_level =
       opt.level == roofline::MemoryLevel::dram ? ceilings::Level::memory : ceilings::Level::cache;
-  auto slope_of = [&](std::size_t spec_index) {
+  auto measured_slope = [&](std::size_t spec_index) {
     double bw = 0;
     for (const auto& m : opt.measured)
       if (m.bandwidth && m.spec_index == spec_index && m.level == slope_level) bw = std::max(bw, m.value);
+    return bw;
+  };
+  auto slope_of = [&](std::size_t spec_index) {
+    const double bw = measured_slope(spec_index);
     return bw > 0 ? bw : roofline::bandwidth(specs[spec_index], opt.level) / 1e9;
   };
   std::vector<const MeasuredRoofLine*> drawn;
@@ -184,16 +209,18 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
                    {std::min(l.xmax, cap / m->value), std::min(cap, m->value * l.xmax)}};
     } else {
       const double bw = slope_of(m->spec_index);
-      mc.color = roof_color(extra_color++);
-      for (std::size_t i = 0; i < l.curves.size(); ++i)
-        if (l.curves[i].spec_index == static_cast<int>(m->spec_index) && l.curves[i].roof.dtype == m->dtype &&
-            l.curves[i].roof.unit == m->unit) {
-          mc.color = roof_color(i);
-          --extra_color;
-        }
+      // The colour of the spec roof it measures; one of its own where the spec has none.
+      for (const auto& c : l.curves)
+        if (c.spec_index == static_cast<int>(m->spec_index) && c.roof.dtype == m->dtype &&
+            c.roof.unit == m->unit)
+          mc.color = c.color;
+      if (mc.color.empty())
+        mc.color = specs.size() == 1 ? roof_color(extra_color++)
+                                     : device_roof_color(m->spec_index, used[m->spec_index]++, extra_color++);
       // Flat from where the measured memory slope (drawn by its own line) reaches it.
       mc.points.push_back({std::max(l.xmin, m->value / bw), m->value});
       mc.points.push_back({l.xmax, m->value});
+      mc.measured_ridge = measured_slope(m->spec_index) > 0 && m->value / bw >= l.xmin;
     }
     l.measured.push_back(mc);
   }
@@ -206,19 +233,30 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+// A legend entry wider than the figure makes gnuplot leave the whole legend out, silently; past this
+// many characters (about 930 of the 1100 pixels at the legend's font, beside its line sample) an entry
+// is cut short.
+constexpr std::size_t kMaxLegendChars = 125;
+
+std::string legend_title(const std::string& s) {
+  return s.size() <= kMaxLegendChars ? s : s.substr(0, kMaxLegendChars - 3) + "...";
+}
+
 std::string gp_quote(const std::string& s) {
   std::string out = "'";
   for (char c : s) out += c == '\'' ? std::string("''") : std::string(1, c);
   return out + "'";
 }
 
-std::string terminal_for(const std::string& out_path) {
+// height: pixels (the PDF's in hundredths of an inch); taller than 860 when the legend has many rows.
+std::string terminal_for(const std::string& out_path, int height = 860) {
   const auto dot = out_path.rfind('.');
   std::string ext = dot == std::string::npos ? "" : out_path.substr(dot + 1);
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
-  if (ext == "svg") return "svg size 1100,860 dynamic background rgb 'white' font 'sans,12'";
-  if (ext == "png") return "pngcairo size 1100,860 background rgb 'white' font 'sans,11'";
-  if (ext == "pdf") return "pdfcairo size 11in,8.6in font 'sans,11'";
+  const std::string h = std::to_string(height);
+  if (ext == "svg") return "svg size 1100," + h + " dynamic background rgb 'white' font 'sans,12'";
+  if (ext == "png") return "pngcairo size 1100," + h + " background rgb 'white' font 'sans,11'";
+  if (ext == "pdf") return "pdfcairo size 11in," + fmt(height / 100.0) + "in font 'sans,11'";
   throw std::invalid_argument("roofline plot: output '" + out_path + "' must end in .svg, .png or .pdf");
 }
 
@@ -290,6 +328,111 @@ std::vector<LabelPlacement> place_labels(const Layout& l, const std::vector<Meas
   return out;
 }
 
+// The spec roofs' ridge points. Roofs that share a ridge (FP64 matrix and FP32 vector on Hopper) get one
+// mark and one label.
+std::vector<std::pair<double, double>> spec_ridges(const Layout& l) {
+  std::vector<std::pair<double, double>> marked;
+  for (const auto& c : l.curves) {
+    const std::pair<double, double> at{c.ridge, c.peak_gflops};
+    if (std::find(marked.begin(), marked.end(), at) == marked.end()) marked.push_back(at);
+  }
+  return marked;
+}
+
+// Where the measured compute ceilings meet their device's measured bandwidth, one mark per distinct
+// label and height (FP16 and BF16 matrix rates differ in the fourth digit).
+std::vector<std::pair<double, double>> measured_ridges(const Layout& l) {
+  std::vector<std::pair<double, double>> out;
+  std::vector<std::string> seen;
+  for (const auto& mc : l.measured) {
+    if (!mc.measured_ridge) continue;
+    const auto& [x, y] = mc.points.front();
+    const std::string key = fmt(x) + " " + fmt(y, 3);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+    seen.push_back(key);
+    out.push_back({x, y});
+  }
+  return out;
+}
+
+// A ridge point's "I*=..." label in graph coordinates (left edge, vertical centre).
+struct RidgeLabel {
+  double x = 0, y = 0;
+  std::string text;
+  // A label that had to move more than a line from its mark gets a leader line from the mark to the
+  // label's near edge (leader_x).
+  bool leader = false;
+  double mark_x = 0, mark_y = 0, leader_x = 0;
+  // Left of its mark: drawn right-aligned at leader_x, so that the text ends next to the mark whatever
+  // the estimate of its width.
+  bool left_of_mark = false;
+};
+
+// Labels for the spec ridges, then the measured ones, each kept off every ridge mark, every measured
+// point and its number, and the labels placed before it: with two devices, ridges cluster (the H200's
+// FP64 matrix ridge at 14 FLOP/B, the MI300X's FP64 vector one at 15, the H200's measured ones at 16-18).
+// Spec labels try below-right first, measured ones above-left, so each kind reads in one place.
+std::vector<RidgeLabel> place_ridge_labels(const Layout& l, const std::vector<MeasuredPoint>& points) {
+  std::vector<Box> taken;
+  auto mark_box = [](double x, double y) { return Box{x - kMarker, y - kMarker, x + kMarker, y + kMarker}; };
+  struct Mark {
+    double x, y;
+    bool measured;
+  };
+  std::vector<Mark> marks;
+  for (const auto& [i, p] : spec_ridges(l))
+    marks.push_back({graph_fraction(i, l.xmin, l.xmax), graph_fraction(p, l.ymin, l.ymax), false});
+  for (const auto& [i, p] : measured_ridges(l))
+    marks.push_back({graph_fraction(i, l.xmin, l.xmax), graph_fraction(p, l.ymin, l.ymax), true});
+  for (const auto& m : marks) taken.push_back(mark_box(m.x, m.y));
+  for (const auto& p : points)
+    taken.push_back(
+        mark_box(graph_fraction(p.intensity, l.xmin, l.xmax), graph_fraction(p.gflops, l.ymin, l.ymax)));
+  for (const auto& lp : place_labels(l, points))
+    taken.push_back({lp.x, lp.y - lp.height / 2, lp.x + lp.width, lp.y + lp.height / 2});
+  std::vector<RidgeLabel> out;
+  const std::vector<std::pair<double, double>> spec_at = spec_ridges(l);
+  for (std::size_t k = 0; k < marks.size(); ++k) {
+    const Mark& m = marks[k];
+    const double intensity =
+        k < spec_at.size() ? spec_at[k].first : measured_ridges(l)[k - spec_at.size()].first;
+    RidgeLabel rl{0, 0, "I*=" + fmt(intensity), false, m.x, m.y, 0, false};
+    const double w = kCharWidth * static_cast<double>(rl.text.size()) + 0.006, h = kLineHeight;
+    const Box own = mark_box(m.x, m.y);
+    bool placed = false;
+    // Down (spec) or up (measured) a line at a time, on the preferred side first.
+    for (int step = 1; step <= 10 && !placed; ++step)
+      for (int side = 0; side < 2 && !placed; ++side) {
+        const bool right = (side == 0) != m.measured;
+        const double dir = m.measured ? 1 : -1;
+        for (double sign : {dir, -dir}) {
+          const double x = right ? m.x + kGap : m.x - kGap - w;
+          const double y = m.y + sign * step * h * 0.8;
+          const Box b{x, y - h / 2, x + w, y + h / 2};
+          if (b.x0 < 0 || b.x1 > 1 || b.y0 < 0 || b.y1 > 1) continue;
+          bool free = true;
+          for (const auto& t : taken)
+            if (b.overlaps(t) && !(t.x0 == own.x0 && t.y0 == own.y0)) free = false;
+          if (!free) continue;
+          rl.x = x;
+          rl.y = y;
+          rl.leader = step > 1;
+          rl.leader_x = right ? x : x + w;
+          rl.left_of_mark = !right;
+          taken.push_back(b);
+          placed = true;
+          break;
+        }
+      }
+    if (!placed) {  // nowhere free nearby: below-right of the mark, overlapping
+      rl.x = std::min(m.x + kGap, 1 - w);
+      rl.y = m.y - h;
+    }
+    out.push_back(rl);
+  }
+  return out;
+}
+
 std::string png_twin_of(const std::string& out_path, const PlotOptions& opt) {
   const auto dot = out_path.rfind('.');
   if (!opt.png_twin || dot == std::string::npos) return "";
@@ -310,7 +453,14 @@ std::vector<MeasuredRoofLine> measured_roof_lines(const ceilings::DeviceCeilings
     m.dtype = r->dtype;
     m.unit = r->unit;
     m.value = r->value / 1e9;
-    m.label = m.bandwidth ? r->label : to_string(r->dtype) + " " + to_string(r->unit) + ", " + r->kernel;
+    // The kernel's caveat stays ("this build's 16-bit GEMM runs wgmma, not measured here": Ridgeline's
+    // own HGEMM points sit above that roof); the micro-kernel's class name, in parentheses, goes, so that
+    // the legend line fits the figure's width (the ceilings table keeps it).
+    std::string kernel = r->kernel;
+    const auto open = kernel.find(" (");
+    const auto close = open == std::string::npos ? open : kernel.find(')', open);
+    if (close != std::string::npos) kernel.erase(open, close - open + 1);
+    m.label = m.bandwidth ? r->label : to_string(r->dtype) + " " + to_string(r->unit) + ", " + kernel;
     out.push_back(m);
   }
   return out;
@@ -360,14 +510,7 @@ std::string roofline_plot_data(const std::vector<DeviceSpec>& specs, const std::
     os << l.xmax << " " << c.peak_gflops << "\n\n\n";
   }
   os << "# ridge points: intensity GFLOP/s label\n";
-  // Roofs that share a ridge (FP64 matrix and FP32 vector on Hopper) get one mark and one label.
-  std::vector<std::pair<double, double>> marked;
-  for (const auto& c : l.curves) {
-    const std::pair<double, double> at{c.ridge, c.peak_gflops};
-    if (std::find(marked.begin(), marked.end(), at) != marked.end()) continue;
-    marked.push_back(at);
-    os << c.ridge << " " << c.peak_gflops << " \"I*=" << fmt(c.ridge) << "\"\n";
-  }
+  for (const auto& [x, y] : spec_ridges(l)) os << x << " " << y << " \"I*=" << fmt(x) << "\"\n";
   os << "\n\n";
   // One block per series; each point carries its number (the key) and its full label.
   for (const auto& series : series_of(points)) {
@@ -384,6 +527,13 @@ std::string roofline_plot_data(const std::vector<DeviceSpec>& specs, const std::
     for (const auto& [x, y] : mc.points) os << x << " " << y << "\n";
     os << "\n\n";
   }
+  // The measured ridge points last, when there are any (gnuplot warns about an empty block).
+  const auto ridges = measured_ridges(l);
+  if (!ridges.empty()) {
+    os << "# measured ridge points: intensity GFLOP/s label\n";
+    for (const auto& [x, y] : ridges) os << x << " " << y << " \"I*=" << fmt(x) << "\"\n";
+    os << "\n\n";
+  }
   return os.str();
 }
 
@@ -392,9 +542,19 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
                                  const std::vector<MeasuredPoint>& points, const std::string& data_path,
                                  const std::string& out_path, const PlotOptions& opt) {
   const Layout l = layout(specs, roofs, points, opt);
+  const auto series = series_of(points);
+  const bool measured_ridge_block = !measured_ridges(l).empty();
+  // The legend sits below the plot. With measured ceilings (long entries) or many entries it is one
+  // column, as two columns of those no longer fit the width and gnuplot then draws no legend at all;
+  // the figure grows by a line's height for every row past the nine the default height holds.
+  const std::size_t entries =
+      l.curves.size() + 1 + series.size() + l.measured.size() + (measured_ridge_block ? 1 : 0);
+  const bool one_column = !opt.measured.empty() || entries > 12;
+  const std::size_t rows = one_column ? entries : std::min<std::size_t>(entries, 6);
+  const int height = 860 + 20 * static_cast<int>(rows > 9 ? rows - 9 : 0);
   std::ostringstream os;
   os << "# Generated by Ridgeline (roofline_plot.cpp); run: gnuplot " << out_path << ".gp\n";
-  os << "set terminal " << terminal_for(out_path) << "\n";
+  os << "set terminal " << terminal_for(out_path, height) << "\n";
   os << "set output " << gp_quote(out_path) << "\n";
   os << "set termoption noenhanced\n";
   os << "set title " << gp_quote(clean_label(opt.title) + " (" + roofline::to_string(opt.level) + ")")
@@ -407,7 +567,7 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
   os << "set format x '%g'\nset format y '%g'\n";
   os << "set grid xtics ytics mxtics mytics lc rgb '#dddddd'\n";
   // Below the plot area, so the legend never covers a point or a roof.
-  os << "set key below font ',10' maxrows " << (opt.measured.empty() ? 6 : 9) << "\n";
+  os << "set key below font ',10' maxrows " << (one_column ? entries : 6) << "\n";
   const std::string data = gp_quote(data_path);
   std::vector<std::string> plots;
   for (std::size_t i = 0; i < l.curves.size(); ++i) {
@@ -416,20 +576,18 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
     const std::string title = c.spec->key + " " + to_string(c.roof.dtype) + " " + to_string(c.roof.unit) +
                               ", " + source_word(*c.spec) + " (" + fmt(c.peak_gflops / 1e3, 4) + " TF/s, " +
                               fmt(c.bw_gbs / 1e3, 3) + " TB/s, I*=" + fmt(c.ridge) + ")";
-    plots.push_back(data + " index " + std::to_string(i) + " using 1:2 with lines lw 2 lc rgb '" +
-                    roof_color(i) + "' dt 1 title " + gp_quote(clean_label(title)));
+    plots.push_back(data + " index " + std::to_string(i) + " using 1:2 with lines lw 2 lc rgb '" + c.color +
+                    "' dt 1 title " + gp_quote(legend_title(clean_label(title))));
   }
   const std::size_t ridge_block = l.curves.size();
   plots.push_back(data + " index " + std::to_string(ridge_block) +
-                  " using 1:2 with points pt 7 ps 1.1 lc rgb 'black' title 'ridge points'");
-  plots.push_back(data + " index " + std::to_string(ridge_block) +
-                  " using 1:2:3 with labels left offset 0.6,-0.7 font ',9' notitle");
-  const auto series = series_of(points);
+                  " using 1:2 with points pt 7 ps 1.1 lc rgb 'black' title " +
+                  (measured_ridge_block ? "'spec ridge points'" : "'ridge points'"));
   for (std::size_t k = 0; k < series.size(); ++k) {
     const SeriesStyle st = series_style(series[k]);
     plots.push_back(data + " index " + std::to_string(ridge_block + 1 + k) + " using 1:2 with points pt " +
                     std::to_string(st.point_type) + " ps 1.1 lc rgb '" + st.color + "' title " +
-                    gp_quote(clean_label(st.title)));
+                    gp_quote(legend_title(clean_label(st.title))));
   }
   const std::size_t measured_block = ridge_block + 1 + series.size();
   for (std::size_t k = 0; k < l.measured.size(); ++k) {
@@ -437,9 +595,22 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
     const std::string figure =
         mc.line->bandwidth ? fmt(mc.line->value, 4) + " GB/s" : fmt(mc.line->value, 4) + " GFLOP/s";
     const std::string who = specs.size() > 1 ? specs[mc.line->spec_index].key + " " : "";
+    // Cut in the middle, so that the figure at the end stays.
+    const std::string head = "measured: " + who, tail = ": " + figure;
+    std::string label = mc.line->label;
+    if (head.size() + label.size() + tail.size() > kMaxLegendChars) {
+      const std::size_t fixed = head.size() + tail.size() + 3;
+      label = label.substr(0, fixed < kMaxLegendChars ? kMaxLegendChars - fixed : 0) + "...";
+    }
     plots.push_back(data + " index " + std::to_string(measured_block + k) +
                     " using 1:2 with lines lw 1.6 lc rgb '" + mc.color + "' dt 2 title " +
-                    gp_quote(clean_label("measured: " + who + mc.line->label + ": " + figure)));
+                    gp_quote(clean_label(head + label + tail)));
+  }
+  if (measured_ridge_block) {
+    // Hollow, and labelled above-left where the spec's ridge labels sit below-right.
+    const std::string index = " index " + std::to_string(measured_block + l.measured.size());
+    plots.push_back(data + index +
+                    " using 1:2 with points pt 6 ps 1.4 lc rgb 'black' title 'measured ridge points'");
   }
   // Numbers, not labels, beside the points (the key is a table under the plot); a number that had to
   // move away from a crowded point gets a thin leader line back to it.
@@ -450,13 +621,21 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
       os << "set arrow " << lp.number << " from graph " << lp.point_x << ", graph " << lp.point_y
          << " to graph " << lp.x << ", graph " << lp.y << " nohead lw 0.6 lc rgb '#777777' front\n";
   }
+  // The ridge points' labels, placed clear of each other (their data blocks carry the same text).
+  for (const auto& rl : place_ridge_labels(l, points)) {
+    os << "set label " << gp_quote(rl.text) << " at graph " << (rl.left_of_mark ? rl.leader_x : rl.x)
+       << ", graph " << rl.y << (rl.left_of_mark ? " right" : " left") << " font ',9' front\n";
+    if (rl.leader)
+      os << "set arrow from graph " << rl.mark_x << ", graph " << rl.mark_y << " to graph " << rl.leader_x
+         << ", graph " << rl.y << " nohead lw 0.8 lc rgb '#555555' front\n";
+  }
   os << "plot ";
   for (std::size_t i = 0; i < plots.size(); ++i) os << (i ? ", \\\n     " : "") << plots[i];
   os << "\n";
   const std::string png = png_twin_of(out_path, opt);
   if (!png.empty()) {
     // The same figure again through cairo, so the PNG matches the SVG point for point.
-    os << "set terminal " << terminal_for(png) << "\n";
+    os << "set terminal " << terminal_for(png, height) << "\n";
     os << "set output " << gp_quote(png) << "\n";
     os << "replot\n";
   }

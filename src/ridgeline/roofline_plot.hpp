@@ -82,9 +82,11 @@ struct PlotFiles {
 };
 
 // One roof per spec and selection (selections a spec lacks are skipped), its ridge point marked, and
-// the measured points, one colour and marker per series and numbered. The output's extension picks the
-// format: .svg, .png or .pdf. Writes <out>.gp, <out>.dat and, with points, <out>.key.md beside it, and
-// an .svg's .png twin. Throws std::invalid_argument for bad input and
+// the measured points, one colour and marker per series and numbered. With several specs, each spec's
+// roofs take one colour family. A measured compute ceiling reached along its device's measured bandwidth
+// has its ridge marked too (hollow, "measured ridge points"); ridge labels are kept clear of each other. The
+// output's extension picks the format: .svg, .png or .pdf. Writes <out>.gp, <out>.dat and, with points,
+// <out>.key.md beside it, and an .svg's .png twin. Throws std::invalid_argument for bad input and
 // std::runtime_error when gnuplot is missing or fails.
 PlotFiles write_roofline_plot(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelection>& roofs,
                               const std::vector<MeasuredPoint>& points, const std::string& out_path,
