@@ -1206,8 +1206,8 @@ struct AsyncStagingOf<true> {
 };
 
 // RIDGELINE_TEST_DMMA_TILES (default 1): the DMMA tile configurations below, each compiled for every operand
-// orientation. CI's plain CUDA 11.8 build, which exists for the 16-bit paths without the sm_90a route, sets it
-// to 0: the fp64 tensor-core code is the same with and without the route, and the route build compiles it.
+// orientation. CI's plain CUDA 11.8 build, which exists for the 16-bit paths without the sm_90a route, sets
+// it to 0: the fp64 tensor-core code is the same with and without the route, and the route build compiles it.
 #ifndef RIDGELINE_TEST_DMMA_TILES
 #define RIDGELINE_TEST_DMMA_TILES 1
 #endif
