@@ -9,7 +9,8 @@
 #      before on two loaded cores (configure 4, build 9, three 4-rank runs 11), and 24 s of apt; and
 #      examples/c_api (C, Ridgeline::ridgeline_c) with only Ridgeline's prefix (the C component needs
 #      no Kokkos)
-#   3. CUDA backend: compile and link the tests, perf suite, CLI and libridgeline_c.so (no GPU needed),
+#   3. CUDA backend: compile and link the kernel tests, perf suite, CLI and libridgeline_c.so (no GPU needed;
+#      the host-only tests are the host step's),
 #      through the sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
 #      (route off, mma.sync only), which must keep building (in the background, beside steps 4 and 5);
 #      without the complex cases, which take no tensor-core path (about 70 s of one core saved), and without
@@ -65,8 +66,16 @@ if has cuda; then
   say "CUDA backend: compile and link only"
   # Where CUDA >= 12's tools are present (CI, the build machines) the route must work, not fall back.
   route=()
-  [ -x "${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin/ptxas" ] && route=(-DRIDGELINE_CUDA_SM90A=ON)
-  "$root/scripts/build.sh" cuda "${route[@]}" -DRIDGELINE_ENABLE_TILE_SWEEP=OFF -DRIDGELINE_ENABLE_GROUPED_PERF=OFF
+  cuda_targets="test_gemm_cuda test_gemm_batched_cuda test_gemv_cuda test_validation_cuda ridgeline_app ridgeline_perf"
+  cuda_targets+=" ridgeline_c"
+  if [ -x "${RIDGELINE_SM90A_CUDA_ROOT:-/usr/local/cuda}/bin/ptxas" ]; then
+    route=(-DRIDGELINE_CUDA_SM90A=ON)
+    cuda_targets+=" test_wgmma_cuda"
+  fi
+  # The backend's own targets: the host-only tests (roofline, device spec, overlap, CLI, fuzz) are the host
+  # step's, built and run there; nvcc compiling them again here would only cost CI time.
+  RIDGELINE_TARGETS="$cuda_targets" "$root/scripts/build.sh" cuda "${route[@]}" -DRIDGELINE_ENABLE_TILE_SWEEP=OFF \
+    -DRIDGELINE_ENABLE_GROUPED_PERF=OFF
   # test_gemm_cuda is one translation unit that holds one core for about five minutes, so this build runs
   # in the background, on one job, beside the HIP and Kokkos 5 steps (CI's time budget); its log is
   # printed when it is waited for, at the end.
