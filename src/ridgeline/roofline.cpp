@@ -226,24 +226,31 @@ std::int64_t smallest_count(double exact) {
   if (!(x <= static_cast<double>(kMaxCount))) return kOutOfRange;
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(x));
 }
+// The counts at a ridge I*, for spec and measured ridges alike.
+std::int64_t gemm_n_at_ridge(double ridge, DType d, bool beta_nonzero) {
+  const double c_terms = beta_nonzero ? 4.0 : 3.0;  // A, B, C (+ C read)
+  // I(n) = 2n^3 / (eb * c_terms * n^2) = 2n / (eb * c_terms) >= I*  <=>  n >= I* * eb * c_terms / 2.
+  return smallest_count(ridge * dtype_bytes(d) * c_terms / 2.0);
+}
+std::int64_t gemv_batch_at_ridge(double ridge, DType d) {
+  // I(k) = 2k / eb >= I*  <=>  k >= I* * eb / 2.
+  return smallest_count(ridge * dtype_bytes(d) / 2.0);
+}
 }  // namespace
 
 std::int64_t gemm_compute_bound_n(const DeviceSpec& s, DType d, Unit u, bool beta_nonzero, MemoryLevel l) {
   if (peak_or_zero(s, d, u) == 0) return 0;
-  const double c_terms = beta_nonzero ? 4.0 : 3.0;  // A, B, C (+ C read)
-  // I(n) = 2n^3 / (eb * c_terms * n^2) = 2n / (eb * c_terms) >= I*  <=>  n >= I* * eb * c_terms / 2.
-  return smallest_count(ridge_point(s, d, u, l) * dtype_bytes(d) * c_terms / 2.0);
+  return gemm_n_at_ridge(ridge_point(s, d, u, l), d, beta_nonzero);
 }
 
 std::int64_t gemv_compute_bound_batch(const DeviceSpec& s, DType d, Unit u, MemoryLevel l) {
   if (peak_or_zero(s, d, u) == 0) return 0;
-  // I(k) = 2k / eb >= I*  <=>  k >= I* * eb / 2.
-  return smallest_count(ridge_point(s, d, u, l) * dtype_bytes(d) / 2.0);
+  return gemv_batch_at_ridge(ridge_point(s, d, u, l), d);
 }
 
 namespace {
 // A row from a peak and a bandwidth, either 0 when unknown: the ridge and the counts need both. The
-// counts are gemm_compute_bound_n's and gemv_compute_bound_batch's closed forms on that ridge.
+// counts are gemm_compute_bound_n's (beta = 0) and gemv_compute_bound_batch's on that ridge.
 CompareRow compare_row(const std::string& device, const std::string& source, DType d, Unit u, double peak,
                        double bw) {
   CompareRow r;
@@ -256,8 +263,8 @@ CompareRow compare_row(const std::string& device, const std::string& source, DTy
   r.available = peak > 0;
   if (r.available && bw > 0) {
     r.ridge = peak / bw;
-    r.gemm_n = smallest_count(r.ridge * dtype_bytes(d) * 3.0 / 2.0);
-    r.gemv_batch = smallest_count(r.ridge * dtype_bytes(d) / 2.0);
+    r.gemm_n = gemm_n_at_ridge(r.ridge, d, false);
+    r.gemv_batch = gemv_batch_at_ridge(r.ridge, d);
   }
   return r;
 }
