@@ -128,11 +128,11 @@ struct DmmaSm90MicroKernel {
     static_assert(conflict_free<SA>() && conflict_free<SB>(), "scratch layout with bank conflicts");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (kK == 16) {
+      // m16n8k16 loads A per 16-row block just before its products (8 values, not load_slice's 8 per
+      // block at once), which keeps the 64x32 warp tile inside 255 registers.
       constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
-      // Shared-window byte addresses of this lane's first A and B element; everything else is a
-      // compile-time offset from them.
-      const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(As + (o.wm + o.g) * AI + o.q * AK));
-      const unsigned sb = static_cast<unsigned>(__cvta_generic_to_shared(Bs + (o.wn + o.g) * BI + o.q * BKs));
+      const SliceBase base = slice_base<SA, SB>(As, Bs, o);
+      const unsigned sa = base.a, sb = base.b;
       RIDGELINE_UNROLL
       for (int kb = 0; kb < BK / 16; ++kb) {
         double b[kMmaN][4];

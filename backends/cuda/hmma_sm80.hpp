@@ -119,32 +119,12 @@ struct HmmaSm80MicroKernel {
     static_assert(conflict_free<SA>() && conflict_free<SB>(),
                   "scratch layout that ldmatrix cannot read, or reads with bank conflicts");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    constexpr bool kATrans = SA::k_stride != 1, kBTrans = SB::k_stride != 1;
-    constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
-    // The line this lane addresses: matrix j = lane / 8, line r = lane % 8. A's matrices are
-    // (rows 0-7, k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15); B's two
-    // 8-column blocks are (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15).
-    const int j = o.lane / 8, r = o.lane % 8;
-    const int ai = (j % 2) * 8 + (kATrans ? 0 : r), ak = (j / 2) * 8 + (kATrans ? r : 0);
-    const int bi = (j / 2) * 8 + (kBTrans ? 0 : r), bk = (j % 2) * 8 + (kBTrans ? r : 0);
-    const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(As + (o.wm + ai) * AI + ak * AK));
-    const unsigned sb = static_cast<unsigned>(__cvta_generic_to_shared(Bs + (o.wn + bi) * BI + bk * BKs));
+    const SliceBase base = slice_base<SA, SB>(As, Bs, o);
+    Fragments f;
     RIDGELINE_UNROLL
-    for (int kb = 0; kb < BK / 16; ++kb) {
-      unsigned a[kMmaM][4], b[kMmaN][2];
-      RIDGELINE_UNROLL
-      for (int i = 0; i < kMmaM; ++i) ldsm<kATrans>(sa + 2u * (i * 16 * AI + kb * 16 * AK), a[i]);
-      RIDGELINE_UNROLL
-      for (int p = 0; p < kMmaN / 2; ++p) {
-        unsigned x[4];
-        ldsm<kBTrans>(sb + 2u * (p * 16 * BI + kb * 16 * BKs), x);
-        b[2 * p][0] = x[0], b[2 * p][1] = x[1], b[2 * p + 1][0] = x[2], b[2 * p + 1][1] = x[3];
-      }
-      RIDGELINE_UNROLL
-      for (int i = 0; i < kMmaM; ++i) {
-        RIDGELINE_UNROLL
-        for (int n = 0; n < kMmaN; ++n) mma(acc.v[i][n], a[i], b[n]);
-      }
+    for (int s = 0; s < kSlices; ++s) {
+      load_slice<SA, SB>(f, base, 0u, 0u, s);
+      mma_slice(acc, f);
     }
 #else
     (void)acc, (void)As, (void)Bs, (void)o;
@@ -152,15 +132,17 @@ struct HmmaSm80MicroKernel {
 #endif
   }
 
-  // mac_in split at k16 (micro_tile.hpp; gemm_team_async.hpp's fragments_across_steps loop): slice s
-  // of the K step is k in [16 s, 16 s + 16).
+  // mac_in split at k16 (micro_tile.hpp; gemm_team_async.hpp's fragments_across_steps loop, and mac_in
+  // itself): slice s of the K step is k in [16 s, 16 s + 16).
   static constexpr int kSlices = BK / 16;
   struct Fragments {
     unsigned a[kMmaM][4];
     unsigned b[kMmaN][2];
   };
-  // The lane's ldmatrix line addresses for the first stage buffers (as in mac_in); load_slice adds a
-  // stage's byte offset.
+  // The lane's ldmatrix line addresses for the first stage buffers; load_slice adds a stage's byte
+  // offset. The line a lane addresses: matrix j = lane / 8, line r = lane % 8. A's matrices are (rows 0-7,
+  // k 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15); B's two 8-column blocks are
+  // (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7), (n 8-15, k 8-15).
   struct SliceBase {
     unsigned a, b;
   };

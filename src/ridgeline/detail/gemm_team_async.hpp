@@ -11,7 +11,12 @@
 //   epilogue (gemm_epilogue.hpp)
 //
 // One barrier per K step; it also tells every thread that the buffer it is about to refill is no
-// longer read.
+// longer read. A micro-kernel whose products outlive mac_in (MK::kInFlight > 0: wgmma) keeps
+// kInFlight more steps between a buffer's read and its refill, so S - 1 - kInFlight steps are in
+// flight, and drains before the epilogue; an entry with products_first issues step kt's products
+// (MK::mac_issue) before step kt's copies and waits for them (MK::mac_wait) after. Staging costs no
+// registers, which register staging (gemm_team_tiled.hpp) cannot offer to a tensor-core micro-kernel
+// that already holds 64 or more accumulators.
 //
 // An entry with fragments_across_steps runs the K loop one instruction slice at a time instead
 // (micro-kernels with load_slice / mma_slice, the DMMA m16n8k8 one), with two fragment sets:
@@ -24,12 +29,7 @@
 //     multiply slice s
 //
 // so the barrier and the next step's first loads overlap the last slice's products, and every stage
-// buffer holds a step in flight (S - 1 of them while a step is computed). A micro-kernel whose products
-// outlive mac_in (MK::kInFlight > 0: wgmma) keeps kInFlight more steps between a buffer's read and its
-// refill, so S - 1 - kInFlight steps are in flight, and drains before the epilogue; an entry with
-// products_first issues step kt's products (MK::mac_issue) before step kt's copies and waits for them
-// (MK::mac_wait) after. Staging costs no registers, which register staging (gemm_team_tiled.hpp) cannot offer
-// to a tensor-core micro-kernel that already holds 64 or more accumulators.
+// buffer holds a step in flight (S - 1 of them while a step is computed).
 //
 // The copies move 16 bytes and cannot transpose, so each operand keeps its contiguous index
 // contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a), and op(A)
