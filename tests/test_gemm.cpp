@@ -13,16 +13,14 @@
 
 #include "reference.hpp"
 
-// The real dispatch for this backend, instantiated here once for the complex cases too
-// (test_gemm_complex.cpp declares it extern: a complex product that runs as a real one calls it).
-template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, float, float>(
-    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const float>&,
-    const ridgeline::detail::Strided2D<const float>&, const ridgeline::detail::Strided2D<float>&, float,
-    float, bool, bool);
-template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, double, double>(
-    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const double>&,
-    const ridgeline::detail::Strided2D<const double>&, const ridgeline::detail::Strided2D<double>&, double,
-    double, bool, bool);
+// RIDGELINE_TEST_LAYOUT_MIXES (default 1): the four mixed-layout instantiations of run_gemm (LRS, RSL, SLR,
+// RSS) beside LLL, RRR, SSS and LRL. The kernels see only strides (gemm_dispatch below, once per dtype), so
+// the mixes add host code and Kokkos copy kernels, not kernels of Ridgeline's. CI's plain CUDA 11.8 build,
+// which compiles this file only to show that the build without the sm_90a route still compiles, sets 0;
+// its cases skip, saying so.
+#ifndef RIDGELINE_TEST_LAYOUT_MIXES
+#define RIDGELINE_TEST_LAYOUT_MIXES 1
+#endif
 
 namespace ridgeline::test {
 namespace {
@@ -81,11 +79,16 @@ void run_layouts(const GemmCase& c) {
   if (key == "LLL") return run_gemm<T, TC, L, L, L>(c);
   if (key == "RRR") return run_gemm<T, TC, R, R, R>(c);
   if (key == "SSS") return run_gemm<T, TC, S, S, S>(c);
+  if (key == "LRL") return run_gemm<T, TC, L, R, L>(c);
+#if RIDGELINE_TEST_LAYOUT_MIXES
   if (key == "LRS") return run_gemm<T, TC, L, R, S>(c);
   if (key == "RSL") return run_gemm<T, TC, R, S, L>(c);
   if (key == "SLR") return run_gemm<T, TC, S, L, R>(c);
-  if (key == "LRL") return run_gemm<T, TC, L, R, L>(c);
   if (key == "RSS") return run_gemm<T, TC, R, S, S>(c);
+#else
+  if (key == "LRS" || key == "RSL" || key == "SLR" || key == "RSS")
+    GTEST_SKIP() << "layout mix " << key << " not built here (RIDGELINE_TEST_LAYOUT_MIXES=0)";
+#endif
   FAIL() << "no instantiation for layouts " << key;
 }
 

@@ -15,18 +15,6 @@
 
 #include "complex_reference.hpp"
 
-// A complex product that runs as a real one (gemm_complex_as_real.hpp) calls the real dispatch. Compiled
-// again here it cost about 94 s of CPU per backend, which CI pays for each backend it compiles tests for;
-// test_gemm.cpp, which compiles it anyway, holds the one instantiation (its explicit definitions).
-extern template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, float, float>(
-    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const float>&,
-    const ridgeline::detail::Strided2D<const float>&, const ridgeline::detail::Strided2D<float>&, float,
-    float, bool, bool);
-extern template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, double, double>(
-    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const double>&,
-    const ridgeline::detail::Strided2D<const double>&, const ridgeline::detail::Strided2D<double>&, double,
-    double, bool, bool);
-
 namespace ridgeline::test {
 namespace {
 

@@ -1234,3 +1234,6 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
 }
 
 }  // namespace ridgeline::detail
+
+// The library holds these functions for the build's execution space (instances.hpp).
+#include "ridgeline/detail/instances.hpp"

@@ -238,3 +238,12 @@ void scale_batch(const ExecSpace& exec, const StridedBatch<T>& c, S beta) {
 }
 
 }  // namespace ridgeline::detail
+
+// The library holds these for the build's execution space (instances.hpp).
+#if RIDGELINE_HAVE_DISPATCH_INSTANCES
+namespace ridgeline::detail {
+#define RIDGELINE_BATCHED_DISPATCH_EXTERN(T, TC) RIDGELINE_BATCHED_DISPATCH_OF(extern template, T, TC)
+RIDGELINE_BATCHED_DISPATCH_INSTANCES(RIDGELINE_BATCHED_DISPATCH_EXTERN)
+#undef RIDGELINE_BATCHED_DISPATCH_EXTERN
+}  // namespace ridgeline::detail
+#endif
