@@ -30,7 +30,7 @@ ln -s "$root/backends" "$out/include/ridgeline/backends"
 version=$(sed -n 's/^project(Ridgeline VERSION \([0-9.]*\).*/\1/p' "$root/CMakeLists.txt")
 sed -e "s/@PROJECT_VERSION@/$version/" -e "s/@PROJECT_VERSION_MAJOR@/${version%%.*}/" \
   -e "s/@PROJECT_VERSION_MINOR@/$(echo "$version" | cut -d. -f2)/" \
-  -e "s/@RIDGELINE_HAVE_SM90A@/0/" \
+  -e "s/@RIDGELINE_HAVE_SM90A@/0/" -e "s/@RIDGELINE_DISPATCH_INSTANCES_01@/1/" \
   "$root/src/ridgeline/config.hpp.in" >"$out/include/ridgeline/config.hpp"
 
 # Headers that need a device toolchain (CUDA/HIP runtime calls) are compile-checked by those

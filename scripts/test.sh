@@ -17,6 +17,9 @@
 #      the DMMA tile tests (fp64 tensor-core code is the same with and without the route), and without
 #      test_gemm's mixed-layout instantiations (host code and Kokkos copies; 401 -> 301 CPU s measured)
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
+#   Steps 3's plain build and 4 set RIDGELINE_DISPATCH_INSTANCES=OFF: their few test files compile the dispatch
+#   themselves, which costs less than the library's seven instance files (HIP: about 400 against 600 s of
+#   compile, plain CUDA 301 against 437; perf/results/2026-12-02-host-9ec1248/); the other steps build it ON.
 #   5. Kokkos 5.2 (Debian sid's libkokkos 5.2, scripts/check_kokkos5.sh): every header and TU compiled
 #      against its headers, then the host GoogleTest suite linked against its libraries and run on
 #      Kokkos::OpenMP through sid's dynamic loader, at -O1 and reduced sizes (RIDGELINE_TEST_REDUCED=2).
@@ -85,14 +88,14 @@ if has cuda; then
   (RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_TARGETS="test_gemm_cuda" RIDGELINE_JOBS=1 \
     "$root/scripts/build.sh" cuda -DRIDGELINE_CUDA_SM90A=OFF -DRIDGELINE_ENABLE_PERF=OFF \
     -DRIDGELINE_ENABLE_APPS=OFF -DRIDGELINE_COMPLEX_TESTS=OFF -DRIDGELINE_DMMA_TILE_TESTS=OFF \
-    -DRIDGELINE_TEST_LAYOUT_MIXES=OFF) >"$plain_log" 2>&1 &
+    -DRIDGELINE_TEST_LAYOUT_MIXES=OFF -DRIDGELINE_DISPATCH_INSTANCES=OFF) >"$plain_log" 2>&1 &
   plain_pid=$!
   trap 'kill "$plain_pid" 2>/dev/null || true' EXIT
 fi
 if has hip; then
   say "HIP backend: compile and link only"
   RIDGELINE_TARGETS="test_gemm_hip test_gemm_batched_hip test_gemv_hip test_validation_hip ridgeline_cli" \
-    "$root/scripts/build.sh" hip -DRIDGELINE_ENABLE_PERF=OFF
+    "$root/scripts/build.sh" hip -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_DISPATCH_INSTANCES=OFF
 fi
 if has kokkos5; then
   say "Kokkos 5.2: compile gate, then the host GoogleTest suite run on it (OpenMP)"

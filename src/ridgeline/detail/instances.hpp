@@ -8,8 +8,10 @@
 //
 // Which calls: gemm_dispatch, gemv_dispatch and gemm_batched_dispatch, the functions every public gemm, gemv
 // and batched call reaches after validation, for InstanceSpace (below) and the element types of
-// kDispatchInstances. Any other execution space or type (Kokkos::Serial in a host build, a user's own scalar)
-// is compiled where it is called, as before. Explicit instantiation, declared here and defined there, is the
+// RIDGELINE_DISPATCH_INSTANCES. Any other execution space or type (Kokkos::Serial in a host build, a user's
+// own scalar) is compiled where it is called, as before; so is everything in a build configured with
+// -DRIDGELINE_DISPATCH_INSTANCES=OFF (config.hpp: RIDGELINE_INSTANCES_IN_LIBRARY 0), which pays where few
+// files call gemm (CI's HIP step). Explicit instantiation, declared here and defined there, is the
 // standard C++ mechanism; the list of types is one X-list, not a macro per kernel. In a build through the
 // sm_90a route the wgmma kernels that the 16-bit dispatch launches are wgmma_instances_sm90a.cpp's, so these
 // files' PTX holds no wgmma and they keep CUDA 11.8's ptxas (backends/cuda/wgmma_instances_sm90a.hpp says why
@@ -17,6 +19,7 @@
 // instantiates them.
 #include <Kokkos_Complex.hpp>
 #include <Kokkos_Core.hpp>
+#include <ridgeline/config.hpp>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/dispatch.hpp"
@@ -25,7 +28,9 @@
 namespace ridgeline::detail {
 
 // The execution space whose dispatch the library holds: the device's in a device build, else OpenMP's.
-#if defined(KOKKOS_ENABLE_CUDA)
+#if !RIDGELINE_INSTANCES_IN_LIBRARY
+#define RIDGELINE_HAVE_DISPATCH_INSTANCES 0
+#elif defined(KOKKOS_ENABLE_CUDA)
 #define RIDGELINE_HAVE_DISPATCH_INSTANCES 1
 using InstanceSpace = Kokkos::Cuda;
 #elif defined(KOKKOS_ENABLE_HIP)
@@ -43,10 +48,12 @@ using InstanceSpace = Kokkos::OpenMP;
 // file of their own (src/ridgeline/instances_<pair>.cpp) so that the library's objects build in parallel:
 // the 16-bit pairs are the costly ones on the host (239 CPU s for the four in one file, against 63 s for
 // float and double together; g++ -O3, 2026-12-02).
-#define RIDGELINE_DISPATCH_INSTANCES(X)                                                      \
-  X(float, float)                                                                            \
-  X(double, double) X(half_t, half_t) X(half_t, float) X(bhalf_t, bhalf_t) X(bhalf_t, float) \
-      X(Kokkos::complex<float>, Kokkos::complex<float>) X(Kokkos::complex<double>, Kokkos::complex<double>)
+#define RIDGELINE_DISPATCH_INSTANCES(X)                                                                    \
+  X(float, float)                                                                                          \
+  X(double, double)                                                                                        \
+  X(half_t, half_t)                                                                                        \
+  X(half_t, float) X(bhalf_t, bhalf_t) X(bhalf_t, float) X(Kokkos::complex<float>, Kokkos::complex<float>) \
+      X(Kokkos::complex<double>, Kokkos::complex<double>)
 
 // One pair's two functions; `prefix` is `extern template` (here) or `template` (the library).
 #define RIDGELINE_DISPATCH_OF(prefix, T, TC)                                                           \
