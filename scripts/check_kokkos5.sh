@@ -137,10 +137,12 @@ link() { # exe objects...
 # RIDGELINE_TEST_REDUCED=2: the sanitizer runs' reduced sizes (=1), and test_gemv's wide cases over 4 million
 # elements too; test_gemm and test_gemv skip (and report) them. At -O1 they took most of the time (the 3.4
 # run keeps them all; the GPU sanitizer runs keep the wide GEMV cases).
-# GLIBC_TUNABLES: glibc's malloc keeps freed operands for the next case (cmake/ridgeline_backends.cmake).
+# GLIBC_TUNABLES: glibc's malloc keeps freed operands for the next case, as ctest runs the 3.4 suite
+# (RIDGELINE_TEST_MALLOC_TUNABLES in cmake/ridgeline_backends.cmake, read from there).
+malloc_tunables=$(sed -n 's/^ *"\(GLIBC_TUNABLES=[^"]*\)")$/\1/p' "$root/cmake/ridgeline_backends.cmake")
+[ -n "$malloc_tunables" ] || { echo "no RIDGELINE_TEST_MALLOC_TUNABLES in cmake/ridgeline_backends.cmake" >&2; exit 1; }
 run5() { # the command line of a program, run on sid's loader and libraries
-  env LD_BIND_NOW=1 RIDGELINE_TEST_REDUCED=2 OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" \
-    GLIBC_TUNABLES=glibc.malloc.mmap_threshold=4294967296:glibc.malloc.trim_threshold=68719476736 \
+  env LD_BIND_NOW=1 RIDGELINE_TEST_REDUCED=2 OMP_NUM_THREADS="${OMP_NUM_THREADS:-2}" "$malloc_tunables" \
     "$loader" --library-path "$rt" "$@"
 }
 # The CLI, for test_cli's end-to-end cases: a wrapper at the path RIDGELINE_CLI_PATH names runs it on 5.2.

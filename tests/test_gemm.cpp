@@ -13,8 +13,22 @@
 
 #include "reference.hpp"
 
+// Where libridgeline holds no dispatch (a build with RIDGELINE_DISPATCH_INSTANCES=OFF; detail/instances.hpp),
+// the real dispatch for this backend is instantiated here once for the complex cases too
+// (test_gemm_complex.cpp declares it extern: a complex product that runs as a real one calls it).
+#if !RIDGELINE_HAVE_DISPATCH_INSTANCES
+template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, float, float>(
+    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const float>&,
+    const ridgeline::detail::Strided2D<const float>&, const ridgeline::detail::Strided2D<float>&, float,
+    float, bool, bool);
+template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, double, double>(
+    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const double>&,
+    const ridgeline::detail::Strided2D<const double>&, const ridgeline::detail::Strided2D<double>&, double,
+    double, bool, bool);
+#endif
+
 // RIDGELINE_TEST_LAYOUT_MIXES (default 1): the four mixed-layout instantiations of run_gemm (LRS, RSL, SLR,
-// RSS) beside LLL, RRR, SSS and LRL. The kernels see only strides (gemm_dispatch below, once per dtype), so
+// RSS) beside LLL, RRR, SSS and LRL. The kernels see only strides (gemm_dispatch, once per dtype), so
 // the mixes add host code and Kokkos copy kernels, not kernels of Ridgeline's. CI's plain CUDA 11.8 build,
 // which compiles this file only to show that the build without the sm_90a route still compiles, sets 0;
 // its cases skip, saying so.

@@ -15,6 +15,21 @@
 
 #include "complex_reference.hpp"
 
+// A complex product that runs as a real one (gemm_complex_as_real.hpp) calls the real dispatch. Compiled
+// again here it cost about 94 s of CPU per backend. libridgeline holds it (detail/instances.hpp); in a build
+// without the instances (RIDGELINE_DISPATCH_INSTANCES=OFF: CI's HIP step) test_gemm.cpp, which compiles it
+// anyway, holds the one instantiation (its explicit definitions).
+#if !RIDGELINE_HAVE_DISPATCH_INSTANCES
+extern template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, float, float>(
+    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const float>&,
+    const ridgeline::detail::Strided2D<const float>&, const ridgeline::detail::Strided2D<float>&, float,
+    float, bool, bool);
+extern template void ridgeline::detail::gemm_dispatch<ridgeline::test::Exec, double, double>(
+    const ridgeline::test::Exec&, const ridgeline::detail::Strided2D<const double>&,
+    const ridgeline::detail::Strided2D<const double>&, const ridgeline::detail::Strided2D<double>&, double,
+    double, bool, bool);
+#endif
+
 namespace ridgeline::test {
 namespace {
 

@@ -48,12 +48,16 @@ using InstanceSpace = Kokkos::OpenMP;
 // file of their own (src/ridgeline/instances_<pair>.cpp) so that the library's objects build in parallel:
 // the 16-bit pairs are the costly ones on the host (239 CPU s for the four in one file, against 63 s for
 // float and double together; g++ -O3, 2026-12-02).
-#define RIDGELINE_DISPATCH_INSTANCES(X)                                                                    \
-  X(float, float)                                                                                          \
-  X(double, double)                                                                                        \
-  X(half_t, half_t)                                                                                        \
-  X(half_t, float) X(bhalf_t, bhalf_t) X(bhalf_t, float) X(Kokkos::complex<float>, Kokkos::complex<float>) \
-      X(Kokkos::complex<double>, Kokkos::complex<double>)
+// clang-format off
+// gemm_batched_dispatch (gemm_batched, gemv_batched, gemm_grouped's lone products) takes the real and 16-bit
+// pairs; its declarations follow its definition, at the end of dispatch_batched.hpp.
+#define RIDGELINE_BATCHED_DISPATCH_INSTANCES(X) \
+  X(float, float) X(double, double) X(half_t, half_t) X(half_t, float) X(bhalf_t, bhalf_t) X(bhalf_t, float)
+// gemm_dispatch and gemv_dispatch take those and the complex pairs.
+#define RIDGELINE_DISPATCH_INSTANCES(X)     \
+  RIDGELINE_BATCHED_DISPATCH_INSTANCES(X) \
+  X(Kokkos::complex<float>, Kokkos::complex<float>) X(Kokkos::complex<double>, Kokkos::complex<double>)
+// clang-format on
 
 // One pair's two functions; `prefix` is `extern template` (here) or `template` (the library).
 #define RIDGELINE_DISPATCH_OF(prefix, T, TC)                                                           \
@@ -63,10 +67,6 @@ using InstanceSpace = Kokkos::OpenMP;
   prefix void gemv_dispatch<InstanceSpace, T, TC>(const InstanceSpace&, const Strided2D<const T>&,     \
                                                   const Strided1D<const T>&, const Strided1D<TC>&,     \
                                                   AccumulatorType<T>, AccumulatorType<T>);
-// gemm_batched_dispatch (gemm_batched, gemv_batched, gemm_grouped's lone products) takes the real and 16-bit
-// pairs; its declarations follow its definition, at the end of dispatch_batched.hpp.
-#define RIDGELINE_BATCHED_DISPATCH_INSTANCES(X) \
-  X(float, float) X(double, double) X(half_t, half_t) X(half_t, float) X(bhalf_t, bhalf_t) X(bhalf_t, float)
 #define RIDGELINE_BATCHED_DISPATCH_OF(prefix, T, TC)                                    \
   prefix void gemm_batched_dispatch<InstanceSpace, T, TC>(                              \
       const InstanceSpace&, const StridedBatch<const T>&, const StridedBatch<const T>&, \
