@@ -49,11 +49,6 @@ constexpr std::int64_t even_up(std::int64_t x) {
   return (x + 1) / 2 * 2;
 }
 
-template <class T>
-Strided2D<T> transpose_of(const Strided2D<T>& x) {
-  return with_conj_of(Strided2D<T>{x.data, x.cols, x.rows, x.cs, x.rs}, x);
-}
-
 // Elements (complex) of Ax for an m x kc block of the expanded operand, whose lines are padded to an even
 // number of elements (16-byte packets for complex<float>).
 inline std::int64_t expanded_size(std::int64_t m, std::int64_t kc, bool rows_fast) {

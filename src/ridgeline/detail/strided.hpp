@@ -44,6 +44,11 @@ Strided2D<T> with_conj_of(Strided2D<T> to, const Strided2D<U>& from) {
   if constexpr (is_complex_v<T>) to.conj = from.conj;
   return to;
 }
+// x^T (rows and columns swapped), flag included: C^T = op(B)^T op(A)^T runs a product transposed.
+template <class T>
+Strided2D<T> transpose_of(const Strided2D<T>& x) {
+  return with_conj_of(Strided2D<T>{x.data, x.cols, x.rows, x.cs, x.rs}, x);
+}
 // x as a read-only operand, flag included.
 template <class T>
 Strided2D<const T> as_const(const Strided2D<T>& x) {
