@@ -136,6 +136,7 @@ std::string tile_config_string(const ridgeline::TileConfig& t) {
   std::ostringstream s;
   if (!t.complex_as_real.empty()) s << "complex as real (" << t.complex_as_real << "): ";
   if (!t.entry.empty()) s << t.entry << " entry: ";
+  if (t.transposed) s << "C^T = op(B)^T op(A)^T, ";
   s << t.micro_kernel << " tile " << t.bm << "x" << t.bn << "x" << t.bk << " micro " << t.tm << "x" << t.tn
     << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
     << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging << " via " << t.pipeline;

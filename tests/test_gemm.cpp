@@ -262,22 +262,26 @@ std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int6
 
 // Two calls on the same inputs must give the same bits (and the right answer).
 template <class T = float, class TC = T>
-void rerun_is_bit_identical(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
-  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", m, k);
+void rerun_is_bit_identical(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed,
+                            char ta = 'N') {
+  const bool at = ta == 'T';
+  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", at ? k : m, at ? m : k);
   auto B = make_matrix<T, Kokkos::LayoutLeft>("B", k, n);
   auto C1 = make_matrix<TC, Kokkos::LayoutLeft>("C1", m, n);
   auto C2 = make_matrix<TC, Kokkos::LayoutLeft>("C2", m, n);
   fill_random(A, seed), fill_random(B, seed + 1);
   fill_value(C1, poison<TC>()), fill_value(C2, poison<TC>());
   using S = detail::GemmScalar<decltype(A)>;
-  ridgeline::gemm(Exec(), "N", "N", S(1), A, B, S(0), C1);
-  ridgeline::gemm(Exec(), "N", "N", S(1), A, B, S(0), C2);
+  const char tra[2] = {ta, 0};
+  ridgeline::gemm(Exec(), tra, "N", S(1), A, B, S(0), C1);
+  ridgeline::gemm(Exec(), tra, "N", S(1), A, B, S(0), C2);
   Kokkos::fence();
   const auto h1 = to_host(C1), h2 = to_host(C2);
   EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0)
-      << m << "x" << n << "x" << k;
+      << ta << "N " << m << "x" << n << "x" << k;
   const Tolerance tol = tolerance_of<T, TC>();
-  EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, tol.acc, tol.out)));
+  EXPECT_TRUE(
+      matches(h1, reference_gemm(transpose_if(to_host(A), at), to_host(B), h1, 1.0, 0.0, tol.acc, tol.out)));
 }
 
 // ---- 16-byte packet staging: tails in M, N and K, and the fallback -----------------------------
@@ -571,6 +575,16 @@ TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
   EXPECT_FALSE(mv(17, true));  // just outside
   EXPECT_FALSE(mv(1, true));   // one column is a GEMV
   EXPECT_FALSE(mv(8, false));  // op(A) k-contiguous
+  // The dot form: the same columns, op(A) k-contiguous.
+  using Dot = detail::when::columns_at_most_dot<16>;
+  const auto dot = [](std::int64_t n, bool a_m) {
+    return Dot::applies(detail::GemmFacts{16384, n, 16384, true, false, 132, a_m});
+  };
+  EXPECT_TRUE(dot(2, false));
+  EXPECT_TRUE(dot(16, false));   // just inside
+  EXPECT_FALSE(dot(17, false));  // just outside
+  EXPECT_FALSE(dot(1, false));
+  EXPECT_FALSE(dot(8, true));  // op(A) rows-contiguous: the rows form
   // A kernel that cannot stage these operands in packets is passed over.
   EXPECT_EQ(PlanEntries::first_applying(detail::GemmFacts{2500, 2500, 512, true, false, 132},
                                         [](int i) { return i != 2 && i != 3; }),
@@ -794,7 +808,8 @@ TEST(GemmMath, AllowTf32EveryOrientation) {
   tf32_case<L, L>('T', 'T', 100, 132, 516, 0.0, seed += 3, true);
   // General strides; one partial tile and one partial K step.
   tf32_case<Kokkos::LayoutStride, L>('N', 'T', 70, 40, 33, 0.5, seed += 3, true);
-  tf32_case<L, L>('N', 'N', 9, 20, 5, 0.0, seed += 3, true);
+  // (17 rows: 16 or fewer, with more columns, run transposed on a multi-vector entry, exact FP32.)
+  tf32_case<L, L>('N', 'N', 17, 20, 5, 0.0, seed += 3, true);
   // Few tiles, deep K: split-K on the GPU tables.
   tf32_case<L, L>('T', 'N', 128, 256, r ? 2048 : 8192, -0.4, seed += 3, false);
 }
@@ -895,6 +910,128 @@ TEST(Gemm, SkinnyNMatchesReference) {
   if (t.entry == "multi-vector") EXPECT_GT(t.k_slices, 1);
   rerun_is_bit_identical(4099, 8, reduced() ? 1000 : 4000, 9690);
   rerun_is_bit_identical<double>(4099, 4, reduced() ? 1000 : 4000, 9691);
+}
+
+// ---- skinny N with op(A) k-contiguous, and skinny M: the multi-vector dot path ---------------------
+// 2 to 16 columns (fp64: 8) with op(A) k-contiguous (A "T" in LayoutLeft, "N" in LayoutRight), op(B)
+// either way, tails in M (not a multiple of a team's rows) and K (not a multiple of a staged pass), A
+// at leading dimensions of whole packets and not (element loads), beta zero (C poisoned) and not, fp32
+// and fp64; then just outside the entry's columns; then a rerun, bit for bit.
+// What this backend runs on TN products of 1003 rows: the dot entry where its table lists one (Dot,
+// void: none) up to its columns, split along K for the teams that 1003 rows cannot supply.
+template <class Dot>
+void dot_entry_bounds(std::int64_t k) {
+  EXPECT_EQ(entry_of<float>('T', 'N', 1003, 8, k) == "multi-vector dot", !std::is_void_v<Dot>);
+  if constexpr (!std::is_void_v<Dot>) {
+    auto A = make_matrix<float, Kokkos::LayoutLeft>("A", k, 1003);
+    auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 8);
+    EXPECT_GT(gemm_tile_config(Exec(), "T", "N", A, B).k_slices, 1);
+    EXPECT_EQ(entry_of<float>('T', 'N', 1003, Dot::max_vectors, k), "multi-vector dot");  // just inside
+    EXPECT_NE(entry_of<float>('T', 'N', 1003, Dot::max_vectors + 1, k), "multi-vector dot");
+  }
+}
+TEST(Gemm, SkinnyNDotMatchesReference) {
+  std::uint64_t seed = 9700;
+  const std::int64_t k = reduced() ? 600 : 2051;
+  for (std::int64_t n : {2, 3, 4, 5, 8, 9, 16, 17}) {
+    const double beta = n % 2 ? 0.0 : 0.75;
+    for (char tb : {'N', 'T'}) {
+      run({1004, n, k, 'T', tb, Lay::left, Lay::left, Lay::left, 1.25, beta, Dt::f32, seed += 3});
+      run({518, n, k, 'T', tb, Lay::left, Lay::right, Lay::stride, -0.5, beta, Dt::f64, seed += 3});
+    }
+    // op(A) k-contiguous through A in LayoutRight; an odd K (rows of A off packet boundaries: element
+    // loads); 33 rows (one team and a row).
+    run({1001, n, 333, 'N', 'N', Lay::right, Lay::right, Lay::right, 1.0, 0.0, Dt::f32, seed += 3});
+    run({33, n, 1000, 'T', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.5, Dt::f64, seed += 3});
+    run({999, n, 335, 'N', 'T', Lay::stride, Lay::left, Lay::right, 1.0, 0.5, Dt::f32, seed += 3});
+  }
+  // Plans only (no launch), so at the full K in reduced runs too: 600 is one K step of the entry, too
+  // shallow to split.
+  dot_entry_bounds<typename detail::EntryWithRole<detail::GemmEntriesOf<Exec, float>,
+                                                  detail::GemmRole::multi_vector_dot>::type>(2051);
+  rerun_is_bit_identical(4099, 8, reduced() ? 1000 : 4000, 9790, 'T');
+  rerun_is_bit_identical<double>(4099, 5, reduced() ? 1000 : 4000, 9791, 'T');
+}
+
+// Skinny M runs transposed (C^T = op(B)^T op(A)^T) where the transpose is skinny N for a multi-vector
+// entry: 2 to 17 rows, every transpose pair (op(B) k-contiguous: the dot entry; n-contiguous: the rows
+// entry), C in both layouts (C^T written through its strides), beta zero and not; the plan says
+// "transposed" exactly there; a rerun is bit-identical.
+TEST(Gemm, SkinnyMRunsTransposed) {
+  std::uint64_t seed = 9900;
+  const std::int64_t n = 1003, k = reduced() ? 500 : 1500;
+  for (std::int64_t m : {2, 3, 8, 16, 17}) {
+    for (const char* t : {"NN", "NT", "TN", "TT"}) {
+      const double beta = m % 2 ? 0.0 : -0.5;
+      run({m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.75, beta, Dt::f32, seed += 3});
+      run({m, n, k, t[0], t[1], Lay::right, Lay::right, Lay::right, 1.5, beta, Dt::f64, seed += 3});
+    }
+  }
+  using L = detail::GemmEntriesOf<Exec, float>;
+  const bool rows = L::find(detail::GemmRole::multi_vector) >= 0;
+  const bool dot = L::find(detail::GemmRole::multi_vector_dot) >= 0;
+  const auto config = [&](char tb, std::int64_t m) {
+    auto A = make_matrix<float, Kokkos::LayoutLeft>("A", m, k);
+    auto B = make_matrix<float, Kokkos::LayoutLeft>("B", tb == 'T' ? n : k, tb == 'T' ? k : n);
+    const char b[2] = {tb, 0};
+    return gemm_tile_config(Exec(), "N", b, A, B);
+  };
+  // NN: B^T is k-contiguous (the dot entry); NT: B^T is n-contiguous (the rows entry).
+  EXPECT_EQ(config('N', 8).transposed, dot);
+  if (dot) EXPECT_EQ(config('N', 8).entry, "multi-vector dot");
+  EXPECT_EQ(config('T', 8).transposed, rows);
+  if (rows) EXPECT_EQ(config('T', 8).entry, "multi-vector");
+  EXPECT_FALSE(config('N', 17).transposed);  // past 16 columns of the transpose: tiles
+  EXPECT_FALSE(config('N', 1).transposed);   // one row is a GEMV
+  rerun_is_bit_identical(8, 4099, reduced() ? 1000 : 4000, 9990);
+}
+
+// GemmMultiVectorDot launched directly with a configuration of the test's, on every backend whatever its
+// table lists: lanes of a GPU warp (one thread on CPUs), 3 rows per group, a staged pass of 2 steps,
+// packets (even leading dimension) and element loads (odd), with one K slice and 7.
+template <class T>
+struct DotTestCfg {
+  static constexpr bool kHost = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  static constexpr int lanes = kHost ? 1 : 32, team_size = kHost ? 1 : 64, row_block = 3;
+  static constexpr int vec = int(16 / sizeof(T)), unroll = 1, b_rows = 2 * lanes * vec;
+  static constexpr int max_vectors = 8, min_blocks = 1;
+};
+template <class T>
+void dot_kernel_case(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda, int slices,
+                     double beta, std::uint64_t seed) {
+  using Cfg = DotTestCfg<T>;
+  Kokkos::View<T**, Kokkos::LayoutLeft, Exec> A("A", lda, m), B("B", k, n), C("C", m, n);
+  fill_random(A, seed), fill_random(B, seed + 1);
+  if (beta == 0) {
+    fill_value(C, poison<T>());
+  } else {
+    fill_random(C, seed + 2);
+  }
+  const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
+  // op(A) = the first k rows of A, transposed: m x k, k contiguous.
+  const detail::Strided2D<const T> a{A.data(), m, k, lda, 1};
+  const detail::Strided2D<const T> b{B.data(), k, n, 1, k};
+  const detail::Strided2D<T> c{C.data(), m, n, 1, m};
+  const detail::KSplit split = slices > 1 ? detail::split_k(k, Cfg::b_rows, slices) : detail::KSplit{1, k};
+  detail::launch_multi_vector_dot<Cfg>(Exec(), split, a, b, c, T(1.5), T(beta));
+  Kokkos::fence();
+  HostMatrix opA{m, k, std::vector<double>(std::size_t(m * k))};
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < k; ++j) opA(i, j) = hA(j, i);
+  const Tolerance tol = tolerance_of<T, T>();
+  EXPECT_TRUE(matches(to_host(C), reference_gemm(opA, hB, hC0, 1.5, beta, tol.acc, tol.out)))
+      << m << "x" << n << "x" << k << " lda " << lda << " slices " << slices;
+}
+TEST(Gemm, MultiVectorDotKernel) {
+  std::uint64_t seed = 9950;
+  for (std::int64_t n : {2, 4, 7, 8}) {
+    for (int slices : {1, 7}) {
+      dot_kernel_case<float>(200, n, 1000, 1000, slices, 0.0, seed += 3);  // packets
+      dot_kernel_case<float>(97, n, 1001, 1003, slices, 0.5, seed += 3);   // elements
+      dot_kernel_case<double>(200, n, 998, 998, slices, -1.0, seed += 3);
+      dot_kernel_case<double>(5, n, 129, 131, slices, 0.0, seed += 3);
+    }
+  }
 }
 
 // ---- products under one wave: the small-tile entries ----------------------------------------------

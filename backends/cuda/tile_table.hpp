@@ -208,6 +208,32 @@ struct GemmMultiVectorTiles {
   static constexpr const char* micro_kernel_name = "multi-vector-rows";
 };
 
+// Skinny-N GEMM with op(A) k-contiguous (TN on LayoutLeft), and skinny M transposed (GemmPlan::transposed:
+// 8 x 16384 x 16384 NN is 16384 rows of B^T, k-contiguous, times 8 columns), as N dot products per row
+// (gemm_multi_vector_dot.hpp): 256 threads in groups of 16 lanes, each group 4 rows at once (64 rows per
+// team), a 16-byte packet of each row per lane and step, two steps' loads in flight (one at 16
+// columns); op(B) staged 512 fp32 / 256 fp64 rows at a time; two teams per SM; K slices of at least 1024
+// for the teams that few rows cannot supply (bk the least K per slice, stages its granularity: a pass).
+// The GEMM entries ran these at 0.42 (TN 16384 x 16 x 16384) and 0.54 (8 x 16384 x 16384) of cuBLAS
+// (perf/results/2026-12-01-h200-fc91fe9/). Dot sweep on the H200
+// (perf/results/2026-12-03-h200-293c5de/h200-2026-12-03-293c5de-dot-sweep.txt), fp32 TN 16384 x N x 16384
+// and NN 8 x 16384 x 16384, against the first guess of 32 lanes (32 rows per team, half a value of op(B)
+// staged per value of A): 16 lanes 1.37-1.51x at 4 to 16 columns, 1.08x at 2; 8 lanes 1.48x at 8
+// columns, 1.21x at 4, 0.96x at 2; 512 threads 0.90-1.27x; 128 threads, or 2 rows per group, 0.49-0.75x;
+// a pass half as deep 0.93-0.97x. TN 1000 x 16 x 100000: 16 lanes 2.1x (17 slices). fp64 stops at 4
+// columns: at 8 the DMMA small-tile entry ran 0.720 ms against 0.835 (TN) and equalled it transposed.
+template <class T>
+struct GemmMultiVectorDotTiles {
+  static constexpr int team_size = 256, lanes = 16, row_block = 4, vec = int(16 / sizeof(T)), unroll = 2;
+  static constexpr int max_vectors = sizeof(T) == 8 ? 4 : 16;
+  static constexpr int b_rows = 4 * lanes * vec * unroll;  // rows of op(B) staged per pass
+  static constexpr int bm = team_size / lanes * row_block, bn = max_vectors, bk = 1024, tm = row_block,
+                       tn = max_vectors;
+  static constexpr int vector_length = 1, stages = b_rows, min_blocks = 2, scratch_level = 0;
+  static constexpr int max_slices = 256;
+  static constexpr const char* micro_kernel_name = "multi-vector-dot";
+};
+
 // fp32 small-tile packet entry, for products whose 128 x 128 tiles fill under 60% of one wave of the
 // packet entry's team slots (wave_share_of in the entry list below). 512^3 is 16 such tiles for 264
 // slots, and split K, 16 K steps a slice, gave it 32 teams: 0.34 of cuBLAS (fb6ed4d cliffs record).
@@ -581,12 +607,16 @@ struct Tiles {
   using Fp64Entries = detail::GemmEntries<
       detail::GemmEntry<GemmMultiVectorTiles<double>,
                         detail::when::columns_at_most<GemmMultiVectorTiles<double>::max_vectors>>,
+      detail::GemmEntry<GemmMultiVectorDotTiles<double>,
+                        detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
   using Fp32Entries = detail::GemmEntries<
       detail::GemmEntry<GemmMultiVectorTiles<float>,
                         detail::when::columns_at_most<GemmMultiVectorTiles<float>::max_vectors>>,
+      detail::GemmEntry<GemmMultiVectorDotTiles<float>,
+                        detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<float>::max_vectors>>,
       detail::GemmEntry<std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>,
                         detail::when::tf32>,
       detail::GemmEntry<GemmTilesFp32Narrow, detail::when::rows_at_most<GemmTilesFp32Narrow::bm>>,

@@ -149,6 +149,17 @@ TileConfig describe_plan(const GemmPlan& plan) {
       t.micro_kernel = Cfg::micro_kernel_name;
       t.staging = "none (A read once, in packets down its columns)";
       t.pipeline = "registers";
+    } else if constexpr (E::When::role == GemmRole::multi_vector_dot) {
+      // Not a tile kernel: rows per team x the most columns, K staged per pass of op(B); a group of
+      // lanes per row_block rows.
+      t.bm = Cfg::bm, t.bn = Cfg::bn, t.bk = Cfg::b_rows, t.tm = Cfg::tm, t.tn = Cfg::tn;
+      t.team_size = Cfg::team_size, t.vector_length = 1, t.stages = 1, t.scratch_level = 0;
+      // The staged pass at the entry's most columns (fewer columns take less).
+      t.scratch_bytes = static_cast<std::int64_t>(
+          GemmMultiVectorDot<ExecSpace, Cfg, T, T, Cfg::max_vectors, true, T>::scratch_bytes());
+      t.micro_kernel = Cfg::micro_kernel_name;
+      t.staging = "op(B) in scratch; A read once, in packets along its rows";
+      t.pipeline = "registers";
     } else {
       constexpr bool kTf32 = E::When::role == GemmRole::tf32;  // its kernel reads k-contiguous operands only
       using Kernel = GemmKernelFor<ExecSpace, Cfg, T, !kTf32, false, false>;
@@ -160,6 +171,7 @@ TileConfig describe_plan(const GemmPlan& plan) {
   if (plan.copy_a || plan.copy_b) t.staging = "packets (operands copied k-contiguous)";
   t.k_slices = plan.split.slices;
   t.peel_m = plan.peel.m0, t.peel_n = plan.peel.n0;
+  t.transposed = plan.transposed;
   return t;
 }
 

@@ -22,11 +22,15 @@ struct TileConfig {
                                    // "packets (operands copied aligned)"
   std::string pipeline;            // how tiles reach scratch: "registers", "cp.async", "tma+mbarrier, ..."
   std::string entry;               // the table entry's role for the call asked about: "general",
-                                   // "packets", "narrow", "small tiles", "tf32" (empty: not a call)
+                                   // "packets", "narrow", "small tiles", "tf32",
+                                   // "multi-vector", "multi-vector dot" (empty: not a call)
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
   // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
   // [0, peel_n) (0: no peeling).
   std::int64_t peel_m = 0, peel_n = 0;
+  // The product ran transposed, C^T = op(B)^T op(A)^T (skinny M on a multi-vector entry); the fields
+  // above describe that product.
+  bool transposed = false;
   // A complex product that runs as one real product (gemm_complex_as_real.hpp): how, e.g. "op(A)
   // expanded, op(B) read as reals in place, real 16384x8192x16384 product"; the fields above then
   // describe that real product's plan. Empty otherwise.

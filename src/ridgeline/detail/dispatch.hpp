@@ -15,6 +15,7 @@
 
 #include "ridgeline/detail/gemm_complex_as_real.hpp"
 #include "ridgeline/detail/gemm_multi_vector.hpp"
+#include "ridgeline/detail/gemm_multi_vector_dot.hpp"
 #include "ridgeline/detail/gemm_plan.hpp"
 #include "ridgeline/detail/gemm_team_async.hpp"
 #include "ridgeline/detail/gemm_team_tiled.hpp"
@@ -633,15 +634,36 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
               tf32 && std::is_same_v<T, float>,
               compute_units,
               a_m};
-  const auto usable = [&](int index) {
-    bool ok = true;
-    L::visit(index, [&](auto e) {
-      using E = decltype(e);
-      if constexpr (E::When::needs_packets && E::When::role != GemmRole::tf32)
-        ok = entry_vector_capable<ExecSpace, T, E>(a_m, b_n);
-    });
-    return ok;
+  // Whether entry `index` can stage operands of orientation (am, bn) in packets, where it needs them.
+  const auto usable_for = [](bool am, bool bn) {
+    return [am, bn](int index) {
+      bool ok = true;
+      L::visit(index, [&](auto e) {
+        using E = decltype(e);
+        if constexpr (E::When::needs_packets && E::When::role != GemmRole::tf32)
+          ok = entry_vector_capable<ExecSpace, T, E>(am, bn);
+      });
+      return ok;
+    };
   };
+  const auto usable = usable_for(a_m, b_n);
+  // Skinny M: a product with fewer rows than columns whose transpose, C^T = op(B)^T op(A)^T, a
+  // multi-vector entry takes as skinny N (8 x 16384 x 16384 NN: 16384 dot products of rows of B^T with
+  // 8 columns) runs transposed. The tile entries would leave most rows of every tile empty.
+  if (m >= 2 && m < n) {
+    const Strided2D<const T> at = transpose_of(b), bt = transpose_of(a);
+    const bool at_m = rows_contiguous(at), bt_n = !rows_contiguous(bt);
+    GemmFacts ft;
+    ft.m = n, ft.n = m, ft.k = k, ft.compute_units = compute_units, ft.a_rows_contiguous = at_m;
+    ft.packets = stages_in_packets(at, at_m, W) && stages_in_packets(bt, !bt_n, W);
+    const int e = L::first_applying(ft, usable_for(at_m, bt_n));
+    const GemmRole r = L::params(e).role;
+    if (e >= 0 && (r == GemmRole::multi_vector || r == GemmRole::multi_vector_dot)) {
+      plan.transposed = true;
+      finish_plan<ExecSpace, T>(plan, e, n, m, k, compute_units);
+      return plan;
+    }
+  }
   plan.entry = L::first_applying(f, usable);
   if constexpr (std::is_same_v<T, float>) {
     if (L::params(plan.entry).role == GemmRole::tf32) {
@@ -713,6 +735,33 @@ template <class ExecSpace, class T, class TY>
 void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
                    const Strided1D<TY>& y, AccumulatorType<T> alpha, AccumulatorType<T> beta);
 
+// One multi-vector kernel (either form; Kernel: rows of BR per team, K slices, partials in `work`) on
+// C = alpha * op(A) * op(B) + beta * C in split.slices K slices; without room for the partials in the
+// workspace, one. The slices are summed in slice order afterwards (bit-identical reruns).
+template <class Kernel, class Cfg, class ExecSpace, class T, class TC, class Acc>
+void launch_multi_vector_kernel(const ExecSpace& exec, KSplit split, const Strided2D<const T>& a,
+                                const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha, Acc beta,
+                                const char* label) {
+  Kernel f;
+  f.a = a, f.b = b, f.c = c, f.alpha = alpha, f.beta = beta;
+  const std::int64_t row_blocks = (a.rows + Kernel::BR - 1) / Kernel::BR;
+  f.row_blocks = static_cast<int>(row_blocks);
+  std::optional<WorkspaceLease<ExecSpace>> lease;
+  if (split.slices > 1) {
+    lease.emplace(lease_workspace(exec));
+    if ((f.work = lease_partials<Acc>(*lease, split, c.rows * c.cols))) {
+      f.slices = split.slices, f.k_chunk = split.k_chunk;
+    }
+  }
+  require_int_range(row_blocks * f.slices, "number of multi-vector teams", "gemm");
+  typename Kernel::policy_type policy(exec, static_cast<int>(row_blocks * f.slices), Cfg::team_size, 1);
+  require_fits(policy, f, 0, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
+               std::to_string(Cfg::b_rows) + " staged rows of op(B)");
+  policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes()));
+  Kokkos::parallel_for(label, policy, f);
+  if (f.slices > 1) split_k_reduce(exec, f.work, f.slices, c, beta);
+}
+
 // The multi-vector GEMV on C = alpha * op(A) * op(B) + beta * C (N <= Cfg::max_vectors, op(A)
 // rows-contiguous) in split.slices K slices; without room for the partials in the workspace, one.
 template <class Cfg, class ExecSpace, class T, class TC, class Acc>
@@ -721,24 +770,8 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
   const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
   const auto run = [&](auto nv, auto packets) {
     using Kernel = GemmMultiVector<ExecSpace, Cfg, T, Acc, decltype(nv)::value, decltype(packets)::value, TC>;
-    Kernel f;
-    f.a = a, f.b = b, f.c = c, f.alpha = alpha, f.beta = beta;
-    const std::int64_t row_blocks = (a.rows + Kernel::BR - 1) / Kernel::BR;
-    f.row_blocks = static_cast<int>(row_blocks);
-    std::optional<WorkspaceLease<ExecSpace>> lease;
-    if (split.slices > 1) {
-      lease.emplace(lease_workspace(exec));
-      if ((f.work = lease_partials<Acc>(*lease, split, c.rows * c.cols))) {
-        f.slices = split.slices, f.k_chunk = split.k_chunk;
-      }
-    }
-    require_int_range(row_blocks * f.slices, "number of multi-vector teams", "gemm");
-    typename Kernel::policy_type policy(exec, static_cast<int>(row_blocks * f.slices), Cfg::team_size, 1);
-    require_fits(policy, f, 0, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
-                 std::to_string(Cfg::b_rows) + " staged rows of op(B)");
-    policy.set_scratch_size(0, Kokkos::PerTeam(Kernel::scratch_bytes()));
-    Kokkos::parallel_for("ridgeline::gemm multi-vector", policy, f);
-    if (f.slices > 1) split_k_reduce(exec, f.work, f.slices, c, beta);
+    launch_multi_vector_kernel<Kernel, Cfg>(exec, split, a, b, c, alpha, beta,
+                                            "ridgeline::gemm multi-vector");
   };
   const auto run_columns = [&](auto nv) { vec ? run(nv, std::true_type{}) : run(nv, std::false_type{}); };
   // Instances for 1 (GEMV) and up to 4, 8 and 16 columns, as far as the entry goes: the columns past N
@@ -760,6 +793,39 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
     }
   } else {
     throw std::logic_error("ridgeline::gemm: a multi-vector plan for more columns than its entry serves");
+  }
+}
+
+// The multi-vector dot products on C = alpha * op(A) * op(B) + beta * C (N <= Cfg::max_vectors, op(A)
+// k-contiguous) in split.slices K slices; without room for the partials in the workspace, one.
+template <class Cfg, class ExecSpace, class T, class TC, class Acc>
+void launch_multi_vector_dot(const ExecSpace& exec, KSplit split, const Strided2D<const T>& a,
+                             const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha, Acc beta) {
+  const bool vec = Cfg::vec > 1 && a.cs == 1 && a.rs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
+  const auto run = [&](auto nv, auto packets) {
+    using Kernel =
+        GemmMultiVectorDot<ExecSpace, Cfg, T, Acc, decltype(nv)::value, decltype(packets)::value, TC>;
+    launch_multi_vector_kernel<Kernel, Cfg>(exec, split, a, b, c, alpha, beta,
+                                            "ridgeline::gemm multi-vector dot");
+  };
+  const auto run_columns = [&](auto nv) { vec ? run(nv, std::true_type{}) : run(nv, std::false_type{}); };
+  // Instances for up to 4, 8 and 16 columns, as far as the entry goes: the columns past N are computed
+  // (on staged zeros) and dropped.
+  static_assert(Cfg::max_vectors == 4 || Cfg::max_vectors == 8 || Cfg::max_vectors == 16,
+                "instances for up to 4, 8 and 16 columns");
+  if (c.cols <= 4) {
+    run_columns(std::integral_constant<int, 4>{});
+  } else if constexpr (Cfg::max_vectors >= 8) {
+    if (c.cols <= 8) {
+      run_columns(std::integral_constant<int, 8>{});
+    } else if constexpr (Cfg::max_vectors >= 16) {
+      run_columns(std::integral_constant<int, 16>{});
+    } else {
+      throw std::logic_error(
+          "ridgeline::gemm: a multi-vector dot plan for more columns than its entry serves");
+    }
+  } else {
+    throw std::logic_error("ridgeline::gemm: a multi-vector dot plan for more columns than its entry serves");
   }
 }
 
@@ -811,7 +877,8 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
     // asynchronous copy would land elements in scratch without passing a register to conjugate them in.
     static_assert(
         !is_complex_v<T> || (!EntryMatrixUnit<Cfg>::value && !AsyncEntry<Cfg>::value &&
-                             E::When::role != GemmRole::multi_vector && E::When::role != GemmRole::tf32),
+                             E::When::role != GemmRole::multi_vector &&
+                             E::When::role != GemmRole::multi_vector_dot && E::When::role != GemmRole::tf32),
         "a complex product may only run on a portable-micro-kernel entry");
     if constexpr (E::When::role == GemmRole::multi_vector) {
       if constexpr (std::is_same_v<T, TC> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
@@ -819,6 +886,13 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
       } else {
         throw std::logic_error(
             "ridgeline::gemm: a multi-vector plan for a product that is not float or double");
+      }
+    } else if constexpr (E::When::role == GemmRole::multi_vector_dot) {
+      if constexpr (std::is_same_v<T, TC> && (std::is_same_v<T, float> || std::is_same_v<T, double>)) {
+        launch_multi_vector_dot<Cfg>(exec, plan.split, a, b, c, al, be);
+      } else {
+        throw std::logic_error(
+            "ridgeline::gemm: a multi-vector dot plan for a product that is not float or double");
       }
     } else if constexpr (E::When::role == GemmRole::tf32) {
       if constexpr (std::is_same_v<T, float> && std::is_same_v<TC, float>) {
@@ -940,6 +1014,10 @@ template <class ExecSpace, class T, class TC>
 void run_gemm_plan(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<const T>& a,
                    const Strided2D<const T>& b, const Strided2D<TC>& c, AccumulatorType<T> alpha,
                    AccumulatorType<T> beta) {
+  if (plan.transposed) {  // C^T = op(B)^T * op(A)^T on a multi-vector entry (no copies, no peel)
+    launch_entry(exec, plan, transpose_of(b), transpose_of(a), transpose_of(c), alpha, beta);
+    return;
+  }
   if (plan.role == GemmRole::tf32) {
     if constexpr (std::is_same_v<T, float>) {
       run_tf32(exec, plan, a, b, c, alpha, beta);

@@ -20,7 +20,7 @@
 namespace ridgeline::detail {
 
 // What an entry is for, in reports and tests.
-enum class GemmRole { general, packets, narrow, small, tf32, multi_vector };
+enum class GemmRole { general, packets, narrow, small, tf32, multi_vector, multi_vector_dot };
 inline const char* role_name(GemmRole r) {
   switch (r) {
     case GemmRole::general:
@@ -35,6 +35,8 @@ inline const char* role_name(GemmRole r) {
       return "tf32";
     case GemmRole::multi_vector:
       return "multi-vector";
+    case GemmRole::multi_vector_dot:
+      return "multi-vector dot";
   }
   return "?";
 }
@@ -116,6 +118,13 @@ struct columns_at_most {
   static constexpr GemmRole role = GemmRole::multi_vector;
   static constexpr bool needs_packets = false;
   static bool applies(const GemmFacts& f) { return f.n >= 2 && f.n <= kMaxN && f.a_rows_contiguous; }
+};
+// The same with op(A) k-contiguous: N dot products per row of op(A) (gemm_multi_vector_dot.hpp).
+template <int kMaxN>
+struct columns_at_most_dot {
+  static constexpr GemmRole role = GemmRole::multi_vector_dot;
+  static constexpr bool needs_packets = false;
+  static bool applies(const GemmFacts& f) { return f.n >= 2 && f.n <= kMaxN && !f.a_rows_contiguous; }
 };
 // A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
 // the plan copies them so where they are not.
@@ -296,8 +305,9 @@ inline KSplit plan_multi_vector_split(std::int64_t m, std::int64_t n, std::int64
   return bytes <= double(workspace_registry().limit.load()) ? split : KSplit{1, k};
 }
 
-// plan_multi_vector_split for a multi-vector entry's numbers, as its table gives them: bm rows per team,
-// bk the least K per slice, min_blocks teams per compute unit, stages the unroll.
+// plan_multi_vector_split for a multi-vector entry's numbers (either form), as its table gives them: bm
+// rows per team, bk the least K per slice, min_blocks teams per compute unit, stages the K granularity of
+// a slice (the unroll down A's columns; the staged pass along A's rows).
 inline KSplit multi_vector_split(const GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k,
                                  std::int64_t compute_units, std::size_t acc_bytes) {
   return plan_multi_vector_split(m, n, k, p.bm, compute_units * p.min_blocks, p.bk, p.stages, acc_bytes,
@@ -362,6 +372,7 @@ struct GemmPlan {
   GemmRole role = GemmRole::general;
   bool copy_aligned = false;            // op(A) and op(B) are first copied into aligned buffers
   bool copy_a = false, copy_b = false;  // TF32: op(A) / op(B) are first copied k-contiguous
+  bool transposed = false;              // the entry runs C^T = op(B)^T * op(A)^T (skinny M as skinny N)
   KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
   PeelPlan peel;                        // the bulk that runs alone; its remainders are planned as
                                         // products of their own when they run
@@ -372,7 +383,7 @@ struct GemmPlan {
 inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::int64_t m, std::int64_t n,
                                 std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
   plan.peel = {};
-  if (p.role == GemmRole::multi_vector) {
+  if (p.role == GemmRole::multi_vector || p.role == GemmRole::multi_vector_dot) {
     plan.split = multi_vector_split(p, m, n, k, compute_units, acc_bytes);
     return;
   }
