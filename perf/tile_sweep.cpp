@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <ridgeline/ridgeline.hpp>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -561,6 +562,22 @@ void sweep_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
     entry_candidate<GemmTeam<GemmShape<P, 64, 128, 8, 8, 8, 128, 8>, 128, 3>, T>("64x128x8, 8x8, 3/SM", A, B,
                                                                                  C, ref, reps, base);
   }
+  if constexpr (sizeof(T) == 4 && SplitFragments<P>::value) {
+    // 17 to 32 columns (past the multi-vector entries), where 64-column tiles leave half of each
+    // empty: 32-column tiles, split K supplying the teams.
+    if (n <= 32) {
+      entry_candidate<GemmTeam<GemmShape<P, 128, 32, 16, 8, 4, 128, 16>, 128, 4>, T>(
+          "128x32x16, 8x4, 4/SM", A, B, C, ref, reps, base);
+      entry_candidate<GemmTeam<GemmShape<P, 128, 32, 16, 8, 4, 128, 16>, 128, 2>, T>(
+          "128x32x16, 8x4, 2/SM", A, B, C, ref, reps, base);
+      entry_candidate<GemmTeam<GemmShape<P, 128, 32, 8, 8, 4, 128, 16>, 128, 4>, T>("128x32x8, 8x4, 4/SM", A,
+                                                                                    B, C, ref, reps, base);
+      entry_candidate<GemmTeam<GemmShape<P, 256, 32, 16, 8, 4, 256, 32>, 256, 2>, T>(
+          "256x32x16, 8x4, 2/SM", A, B, C, ref, reps, base);
+      entry_candidate<GemmTeam<GemmShape<P, 64, 32, 16, 4, 4, 128, 16>, 128, 4>, T>("64x32x16, 4x4, 4/SM", A,
+                                                                                    B, C, ref, reps, base);
+    }
+  }
 }
 
 // ---- GEMV candidates -------------------------------------------------------------------------
@@ -801,6 +818,107 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
   }
 }
 
+// ---- skinny N with op(A) k-contiguous, skinny M: the multi-vector dot entry and its candidates -----
+// TA TB M x N x K (LayoutLeft operands, alpha 1, beta 0) four ways: ridgeline::gemm (the table's plan);
+// each GEMM tile entry of the table on the product as it is (not transposed: what ran before the dot
+// entry); dot candidates with the plan's split, on the product the plan runs (transposed for skinny M);
+// and the table's dot entry at other K slice counts. Errors against ridgeline::gemm's result.
+template <class T, int kTeam, int kLanes, int kR, int kU, int kPasses, int kMinBlocks>
+struct Dc {
+  static constexpr int team_size = kTeam, lanes = kLanes, row_block = kR, vec = int(16 / sizeof(T)),
+                       unroll = kU;
+  static constexpr int max_vectors = sizeof(T) == 8 ? 8 : 16, b_rows = kPasses * kLanes * vec * kU;
+  static constexpr int min_blocks = kMinBlocks;
+  static constexpr int bm = kTeam / kLanes * kR, bn = max_vectors, bk = 1024, stages = b_rows,
+                       max_slices = 256;
+};
+template <class T>
+void sweep_dot(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k, int reps,
+               const std::vector<int>& slices) {
+  using L = rd::GemmEntriesOf<Exec, T>;
+  const bool at = ta == 'T', bt = tb == 'T';
+  Matrix<T> A("A", at ? k : m, at ? m : k), B("B", bt ? n : k, bt ? k : n), C("C", m, n), ref("ref", m, n);
+  fill(A, 1), fill(B, 2);
+  const char tra[2] = {ta, 0}, trb[2] = {tb, 0};
+  const auto a = rd::as_const(rd::strided_op(A, at ? rd::Trans::T : rd::Trans::N));
+  const auto b = rd::as_const(rd::strided_op(B, bt ? rd::Trans::T : rd::Trans::N));
+  const auto c = rd::strided_op(C, rd::Trans::N);
+  const rd::GemmPlan chosen = rd::gemm_plan(Exec(), a, b);
+  const double flops = 2.0 * m * double(n) * k, bytes = double(m) * k * sizeof(T);
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), tra, trb, T(1), A, B, T(0), ref); });
+  std::printf(
+      "gemm %c%c %lldx%lldx%lld %s: ridgeline::gemm (%s%s, %d slices) %.4f ms %.1f GFLOP/s %.1f GB/s of A\n",
+      ta, tb, (long long)m, (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32",
+      rd::role_name(chosen.role), chosen.transposed ? ", transposed" : "", chosen.split.slices, base * 1e3,
+      flops / base * 1e-9, bytes / base * 1e-9);
+  const auto show = [&](const char* what, double t) {
+    std::printf("  %-44s %9.4f ms %9.1f GFLOP/s %7.1f GB/s  x%.3f  err %.1e\n", what, t * 1e3,
+                flops / t * 1e-9, bytes / t * 1e-9, base / t, rel_diff(C, ref));
+  };
+  // The tile entries, on the product as it is.
+  const bool a_m = rd::rows_contiguous(a), b_n = !rd::rows_contiguous(b);
+  for (int i = 0; i < L::size; ++i) {
+    const rd::GemmEntryParams p = L::params(i);
+    if (p.bm == 0 || p.role == rd::GemmRole::tf32 || p.role == rd::GemmRole::multi_vector ||
+        p.role == rd::GemmRole::multi_vector_dot || (p.role == rd::GemmRole::narrow && m > p.bm))
+      continue;
+    bool ok = true;
+    L::visit(i, [&](auto e) {
+      using E = decltype(e);
+      if constexpr (E::When::needs_packets && E::When::role != rd::GemmRole::tf32)
+        ok = rd::entry_vector_capable<Exec, T, E>(a_m, b_n);
+    });
+    if (!ok) continue;
+    rd::GemmPlan plan = chosen;
+    plan.transposed = false;
+    plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), plan, i, m, n, k);
+    const double t = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, a, b, c, T(1), T(0)); });
+    char what[96];
+    std::snprintf(what, sizeof what, "%s entry, %d slices%s", rd::role_name(p.role), plan.split.slices,
+                  plan.peel.m0 > 0 ? ", peeled" : "");
+    show(what, t);
+  }
+  if (chosen.role != rd::GemmRole::multi_vector_dot) return;
+  // The dot product the plan runs.
+  const auto pa = chosen.transposed ? rd::transpose_of(b) : a,
+             pb = chosen.transposed ? rd::transpose_of(a) : b;
+  const auto pc = chosen.transposed ? rd::transpose_of(c) : c;
+  const std::int64_t cu = rd::ComputeUnits<Be, Exec>::of(Exec());
+  const auto candidate = [&](auto cfg, const char* name) {
+    using Cfg = decltype(cfg);
+    if (pb.cols > Cfg::max_vectors) return;
+    const rd::KSplit split =
+        rd::multi_vector_split(rd::tile_params<Cfg>(), pa.rows, pb.cols, k, cu, sizeof(T));
+    char what[96];
+    std::snprintf(what, sizeof what, "%s, %d slices", name, split.slices);
+    try {
+      const double t = median_seconds(
+          reps, [&] { rd::launch_multi_vector_dot<Cfg>(Exec(), split, pa, pb, pc, T(1), T(0)); });
+      show(what, t);
+    } catch (const std::invalid_argument& e) {  // a staged pass past the backend's scratch
+      std::printf("  %-44s skipped: %s\n", what, e.what());
+    }
+  };
+  candidate(Dc<T, 256, 16, 4, 2, 4, 2>{}, "256t 16l R4 U2 4 passes/KC 2 teams");
+  candidate(Dc<T, 256, 16, 4, 1, 8, 2>{}, "256t 16l R4 U1");
+  candidate(Dc<T, 256, 16, 8, 1, 8, 2>{}, "256t 16l R8 U1");
+  candidate(Dc<T, 256, 16, 4, 2, 2, 2>{}, "256t 16l R4 U2 KC/2");
+  candidate(Dc<T, 256, 16, 4, 2, 8, 2>{}, "256t 16l R4 U2 KCx2");
+  candidate(Dc<T, 512, 16, 4, 2, 4, 1>{}, "512t 16l R4 U2 1 team");
+  candidate(Dc<T, 256, 8, 4, 2, 8, 2>{}, "256t 8l R4 U2");
+  candidate(Dc<T, 256, 32, 4, 1, 4, 2>{}, "256t 32l R4 U1 (first guess at 16 columns)");
+  const int pass = L::params(chosen.entry).stages;
+  for (int want : slices) {
+    rd::GemmPlan plan = chosen;
+    plan.split = rd::split_k(k, pass, want);
+    if (plan.split.slices == chosen.split.slices) continue;
+    const double t = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, a, b, c, T(1), T(0)); });
+    char what[96];
+    std::snprintf(what, sizeof what, "table's dot entry, %d slices", plan.split.slices);
+    show(what, t);
+  }
+}
+
 // ---- complex products: the complex entries against the same product as a real one ---------------
 // Z = Kokkos::complex<R>: M x N x K with the letters ta, tb, C column-major, alpha = 1, beta = 0. Three
 // ways: the table's complex entries (run_gemm_plan), the product as real (gemm_complex_as_real.hpp) under
@@ -975,6 +1093,11 @@ int main(int argc, char** argv) {
   std::vector<std::string> gemv_split;
   app.add_option("--gemv-split", gemv_split,
                  "RxC GEMV N shapes (fp32 and fp64): the rows entry against the split along the columns");
+  std::vector<std::string> dot_shapes;
+  app.add_option(
+      "--dot", dot_shapes,
+      "TATB:MxNxK GEMM shapes (fp32 and fp64; e.g. TN:16384x16x16384): the multi-vector dot entry, "
+      "its candidates and --slices, against the tile entries");
   std::vector<std::string> complex_shapes;
   app.add_option(
       "--complex", complex_shapes,
@@ -1024,6 +1147,16 @@ int main(int argc, char** argv) {
                  [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps, slices); });
   for_each_shape(plans64,
                  [&](long long m, long long n, long long k) { sweep_plans<double>(m, n, k, reps, slices); });
+  for (const std::string& spec : dot_shapes) {
+    long long m = 0, n = 0, k = 0;
+    char ta = 0, tb = 0;
+    if (std::sscanf(spec.c_str(), "%c%c:%lldx%lldx%lld", &ta, &tb, &m, &n, &k) != 5) {
+      std::fprintf(stderr, "--dot %s: want TATB:MxNxK\n", spec.c_str());
+      return 2;
+    }
+    sweep_dot<float>(ta, tb, m, n, k, reps, slices);
+    sweep_dot<double>(ta, tb, m, n, k, reps, slices);
+  }
   for (const std::string& spec : complex_shapes) {
     long long m = 0, n = 0, k = 0;
     char ta = 0, tb = 0;
