@@ -585,6 +585,15 @@ TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
   EXPECT_FALSE(dot(17, false));  // just outside
   EXPECT_FALSE(dot(1, false));
   EXPECT_FALSE(dot(8, true));  // op(A) rows-contiguous: the rows form
+  // Few columns: packets and at most kCols columns, any orientation.
+  using Few = detail::when::columns_at_most_tiles<32>;
+  const auto few = [](std::int64_t n, bool packets) {
+    return Few::applies(detail::GemmFacts{16384, n, 16384, packets, false, 132, false});
+  };
+  EXPECT_TRUE(few(32, true));    // just inside
+  EXPECT_FALSE(few(33, true));   // just outside
+  EXPECT_FALSE(few(24, false));  // no packets
+  EXPECT_TRUE(few(1, true));
   // A kernel that cannot stage these operands in packets is passed over.
   EXPECT_EQ(PlanEntries::first_applying(detail::GemmFacts{2500, 2500, 512, true, false, 132},
                                         [](int i) { return i != 2 && i != 3; }),
@@ -917,17 +926,21 @@ TEST(Gemm, SkinnyNMatchesReference) {
 // either way, tails in M (not a multiple of a team's rows) and K (not a multiple of a staged pass), A
 // at leading dimensions of whole packets and not (element loads), beta zero (C poisoned) and not, fp32
 // and fp64; then just outside the entry's columns; then a rerun, bit for bit.
-// What this backend runs on TN products of 1003 rows: the dot entry where its table lists one (Dot,
-// void: none) up to its columns, split along K for the teams that 1003 rows cannot supply.
-template <class Dot>
+// What this backend runs on TN products of 1003 rows: a dot entry where its table lists one, up to the
+// most columns its dot entries take (a table may list several, by columns), split along K for the teams
+// that 1003 rows cannot supply.
 void dot_entry_bounds(std::int64_t k) {
-  EXPECT_EQ(entry_of<float>('T', 'N', 1003, 8, k) == "multi-vector dot", !std::is_void_v<Dot>);
-  if constexpr (!std::is_void_v<Dot>) {
+  using L = detail::GemmEntriesOf<Exec, float>;
+  int most = 0;  // columns
+  for (int i = 0; i < L::size; ++i)
+    if (L::params(i).role == detail::GemmRole::multi_vector_dot) most = std::max(most, L::params(i).bn);
+  EXPECT_EQ(entry_of<float>('T', 'N', 1003, 8, k) == "multi-vector dot", most >= 8);
+  if (most > 0) {
     auto A = make_matrix<float, Kokkos::LayoutLeft>("A", k, 1003);
-    auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 8);
+    auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 2);
     EXPECT_GT(gemm_tile_config(Exec(), "T", "N", A, B).k_slices, 1);
-    EXPECT_EQ(entry_of<float>('T', 'N', 1003, Dot::max_vectors, k), "multi-vector dot");  // just inside
-    EXPECT_NE(entry_of<float>('T', 'N', 1003, Dot::max_vectors + 1, k), "multi-vector dot");
+    EXPECT_EQ(entry_of<float>('T', 'N', 1003, most, k), "multi-vector dot");  // just inside
+    EXPECT_NE(entry_of<float>('T', 'N', 1003, most + 1, k), "multi-vector dot");
   }
 }
 TEST(Gemm, SkinnyNDotMatchesReference) {
@@ -947,8 +960,7 @@ TEST(Gemm, SkinnyNDotMatchesReference) {
   }
   // Plans only (no launch), so at the full K in reduced runs too: 600 is one K step of the entry, too
   // shallow to split.
-  dot_entry_bounds<typename detail::EntryWithRole<detail::GemmEntriesOf<Exec, float>,
-                                                  detail::GemmRole::multi_vector_dot>::type>(2051);
+  dot_entry_bounds(2051);
   rerun_is_bit_identical(4099, 8, reduced() ? 1000 : 4000, 9790, 'T');
   rerun_is_bit_identical<double>(4099, 5, reduced() ? 1000 : 4000, 9791, 'T');
 }
@@ -981,9 +993,44 @@ TEST(Gemm, SkinnyMRunsTransposed) {
   if (dot) EXPECT_EQ(config('N', 8).entry, "multi-vector dot");
   EXPECT_EQ(config('T', 8).transposed, rows);
   if (rows) EXPECT_EQ(config('T', 8).entry, "multi-vector");
-  EXPECT_FALSE(config('N', 17).transposed);  // past 16 columns of the transpose: tiles
-  EXPECT_FALSE(config('N', 1).transposed);   // one row is a GEMV
+  // 17 rows: past the multi-vector entries' 16 columns of the transpose, and A's leading dimension of 17
+  // stages in no packets (the few-columns entry needs them): tiles.
+  EXPECT_FALSE(config('N', 17).transposed);
+  EXPECT_FALSE(config('N', 1).transposed);  // one row is a GEMV
+  // 32 rows on a table with a few-columns entry: its 32-column tiles, transposed.
+  const bool few = L::find(detail::GemmRole::few_columns) >= 0;
+  EXPECT_EQ(config('N', 32).transposed, few);
+  if (few) EXPECT_EQ(config('N', 32).entry, "few columns");
   rerun_is_bit_identical(8, 4099, reduced() ? 1000 : 4000, 9990);
+}
+
+// ---- 17 to 32 columns: the few-columns tile entry --------------------------------------------------
+// Past the multi-vector entries' columns, products of up to 32 columns (fp32) take 32-column tiles where
+// the table lists them, split along K: every transpose pair, tails in M (not a multiple of 128) and K,
+// beta zero (C poisoned) and not, just inside and outside 32 columns, and skinny M (17 to 32 rows, run
+// transposed); then a rerun, bit for bit.
+TEST(Gemm, FewColumnsMatchesReference) {
+  std::uint64_t seed = 9950;
+  const std::int64_t m = 2052, k = reduced() ? 300 : 1204;
+  for (std::int64_t n : {17, 24, 32, 33}) {
+    for (const char* t : {"NN", "NT", "TN", "TT"}) {
+      const double beta = n % 2 ? 0.0 : -0.5;
+      run({m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.25, beta, Dt::f32, seed += 3});
+    }
+    run({n, 1004, k, 'N', 'N', Lay::left, Lay::right, Lay::left, 0.5, 0.25, Dt::f32, seed += 3});
+    run({n, 1004, k, 'T', 'T', Lay::right, Lay::right, Lay::right, 1.0, 0.0, Dt::f32, seed += 3});
+  }
+  using L = detail::GemmEntriesOf<Exec, float>;
+  const bool few = L::find(detail::GemmRole::few_columns) >= 0;
+  EXPECT_EQ(entry_of<float>('N', 'N', m, 32, 1024) == "few columns", few);  // just inside
+  EXPECT_NE(entry_of<float>('N', 'N', m, 33, 1024), "few columns");
+  EXPECT_EQ(entry_of<float>('N', 'N', m, 17, 1024) == "few columns", few);
+  if (few) {
+    auto A = make_matrix<float, Kokkos::LayoutLeft>("A", 16384, 4096);
+    auto B = make_matrix<float, Kokkos::LayoutLeft>("B", 4096, 32);
+    EXPECT_GT(gemm_tile_config(Exec(), "N", "N", A, B).k_slices, 1);  // 128 tiles for 132 SMs
+  }
+  rerun_is_bit_identical(4100, 32, reduced() ? 1000 : 4000, 9990);
 }
 
 // GemmMultiVectorDot launched directly with a configuration of the test's, on every backend whatever its

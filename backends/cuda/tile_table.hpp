@@ -210,28 +210,51 @@ struct GemmMultiVectorTiles {
 
 // Skinny-N GEMM with op(A) k-contiguous (TN on LayoutLeft), and skinny M transposed (GemmPlan::transposed:
 // 8 x 16384 x 16384 NN is 16384 rows of B^T, k-contiguous, times 8 columns), as N dot products per row
-// (gemm_multi_vector_dot.hpp): 256 threads in groups of 16 lanes, each group 4 rows at once (64 rows per
-// team), a 16-byte packet of each row per lane and step, two steps' loads in flight (one at 16
-// columns); op(B) staged 512 fp32 / 256 fp64 rows at a time; two teams per SM; K slices of at least 1024
-// for the teams that few rows cannot supply (bk the least K per slice, stages its granularity: a pass).
-// The GEMM entries ran these at 0.42 (TN 16384 x 16 x 16384) and 0.54 (8 x 16384 x 16384) of cuBLAS
-// (perf/results/2026-12-01-h200-fc91fe9/). Dot sweep on the H200
-// (perf/results/2026-12-03-h200-293c5de/h200-2026-12-03-293c5de-dot-sweep.txt), fp32 TN 16384 x N x 16384
-// and NN 8 x 16384 x 16384, against the first guess of 32 lanes (32 rows per team, half a value of op(B)
-// staged per value of A): 16 lanes 1.37-1.51x at 4 to 16 columns, 1.08x at 2; 8 lanes 1.48x at 8
-// columns, 1.21x at 4, 0.96x at 2; 512 threads 0.90-1.27x; 128 threads, or 2 rows per group, 0.49-0.75x;
-// a pass half as deep 0.93-0.97x. TN 1000 x 16 x 100000: 16 lanes 2.1x (17 slices). fp64 stops at 4
-// columns: at 8 the DMMA small-tile entry ran 0.720 ms against 0.835 (TN) and equalled it transposed.
-template <class T>
-struct GemmMultiVectorDotTiles {
-  static constexpr int team_size = 256, lanes = 16, row_block = 4, vec = int(16 / sizeof(T)), unroll = 2;
-  static constexpr int max_vectors = sizeof(T) == 8 ? 4 : 16;
+// (gemm_multi_vector_dot.hpp): threads in groups of 16 lanes, each group 4 rows at once, a 16-byte packet
+// of each row per lane and step, two steps' loads in flight (one at 16 columns); op(B) staged 512 fp32 /
+// 256 fp64 rows at a time; K slices of at least 1024 for the teams that few rows cannot supply (bk the
+// least K per slice, stages its granularity: a pass). Up to 4 columns 256 threads (64 rows per team), two
+// teams per SM; 5 to 16 fp32 columns 512 threads (128 rows per team: half the staging of op(B) per value
+// of A), one team. The GEMM entries ran these at 0.42 (TN 16384 x 16 x 16384) and 0.54 (8 x 16384 x 16384)
+// of cuBLAS (perf/results/2026-12-01-h200-fc91fe9/). Dot sweeps on the H200, fp32 TN 16384 x N x 16384 and
+// NN 8 x 16384 x 16384, against the first guess of 32 lanes (32 rows per team, half a value of op(B)
+// staged per value of A)
+// (perf/results/2026-12-03-h200-293c5de/h200-2026-12-03-293c5de-worktree-dot-sweep.txt): 16 lanes 1.37-1.51x
+// at 4 to 16 columns, 1.08x at 2; 8 lanes 1.48x at 8 columns, 1.21x at 4, 0.96x at 2; 128 threads, or 2 rows
+// per group, 0.49-0.75x; a pass half as deep 0.93-0.97x. Against 16 lanes on 256 threads
+// (-6273177-worktree-dot-sweep.txt): 512 threads 1.14x at 8 columns, 1.19x at 16, 1.22x on TN 1000 x 16 x
+// 100000, 0.93x at 4; 8 rows per group 1.05x at 8 columns, 0.21x at 16 (spilled). fp64 stops at 4 columns: at
+// 8 the DMMA small-tile entry ran 0.720 ms against 0.835 (TN) and equalled it transposed; 512 threads 1.02x
+// at 4.
+template <class T, int kTeam, int kMaxVectors, int kMinBlocks>
+struct MultiVectorDotEntry {
+  static constexpr int team_size = kTeam, lanes = 16, row_block = 4, vec = int(16 / sizeof(T)), unroll = 2;
+  static constexpr int max_vectors = kMaxVectors;
   static constexpr int b_rows = 4 * lanes * vec * unroll;  // rows of op(B) staged per pass
   static constexpr int bm = team_size / lanes * row_block, bn = max_vectors, bk = 1024, tm = row_block,
                        tn = max_vectors;
-  static constexpr int vector_length = 1, stages = b_rows, min_blocks = 2, scratch_level = 0;
+  static constexpr int vector_length = 1, stages = b_rows, min_blocks = kMinBlocks, scratch_level = 0;
   static constexpr int max_slices = 256;
   static constexpr const char* micro_kernel_name = "multi-vector-dot";
+};
+template <class T>
+struct GemmMultiVectorDotTiles : MultiVectorDotEntry<T, 256, 4, 2> {};
+struct GemmMultiVectorDotTilesWide : MultiVectorDotEntry<float, 512, 16, 1> {};
+
+// fp32 products of 17 to 32 columns (past the multi-vector entries; fewer rows than 65 take the narrow
+// entry): 128x32x16 on 128 threads, 8x4 per thread, four teams per SM, and split K for them. The small
+// tiles (64 x 64, half of each tile empty columns) ran 16384 x 32 x 16384 in 1.26-1.39 ms, 0.36-0.37 of
+// cuBLAS. Tile sweep (perf/results/2026-12-03-h200-6273177/h200-2026-12-03-6273177-worktree-sweep32.txt),
+// against ridgeline::gemm: 16384 x 32 x 16384 2.44x (0.515 ms, 4 slices), 16384 x 24 x 16384 1.85x, 4096 x 32
+// x 4096 1.89x; two teams per SM 2.27x at 32 columns; 128x32x8 2.23x; 256x32x16 on 256 threads, two per
+// SM, 2.34x (1.98x at 24 columns); 64x32x16 with 4x4 per thread 2.01x.
+struct GemmTilesFp32FewColumns {
+  static constexpr int bm = 128, bn = 32, bk = 16;
+  static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 4;
+  static constexpr int scratch_level = 0, group_m = 8, group_lanes = 128, lanes_m = 16;
+  static constexpr bool prefer_l1 = true;
 };
 
 // fp32 small-tile packet entry, for products whose 128 x 128 tiles fill under 60% of one wave of the
@@ -617,9 +640,13 @@ struct Tiles {
                         detail::when::columns_at_most<GemmMultiVectorTiles<float>::max_vectors>>,
       detail::GemmEntry<GemmMultiVectorDotTiles<float>,
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<float>::max_vectors>>,
+      detail::GemmEntry<GemmMultiVectorDotTilesWide,
+                        detail::when::columns_at_most_dot<GemmMultiVectorDotTilesWide::max_vectors>>,
       detail::GemmEntry<std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesTf32WgmmaTma, void>,
                         detail::when::tf32>,
       detail::GemmEntry<GemmTilesFp32Narrow, detail::when::rows_at_most<GemmTilesFp32Narrow::bm>>,
+      detail::GemmEntry<GemmTilesFp32FewColumns,
+                        detail::when::columns_at_most_tiles<GemmTilesFp32FewColumns::bn>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;

@@ -648,8 +648,9 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
   };
   const auto usable = usable_for(a_m, b_n);
   // Skinny M: a product with fewer rows than columns whose transpose, C^T = op(B)^T op(A)^T, a
-  // multi-vector entry takes as skinny N (8 x 16384 x 16384 NN: 16384 dot products of rows of B^T with
-  // 8 columns) runs transposed. The tile entries would leave most rows of every tile empty.
+  // multi-vector or few-columns entry takes as skinny N (8 x 16384 x 16384 NN: 16384 dot products of
+  // rows of B^T with 8 columns) runs transposed. The tile entries would leave most rows of every tile
+  // empty.
   if (m >= 2 && m < n) {
     const Strided2D<const T> at = transpose_of(b), bt = transpose_of(a);
     const bool at_m = rows_contiguous(at), bt_n = !rows_contiguous(bt);
@@ -658,7 +659,8 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     ft.packets = stages_in_packets(at, at_m, W) && stages_in_packets(bt, !bt_n, W);
     const int e = L::first_applying(ft, usable_for(at_m, bt_n));
     const GemmRole r = L::params(e).role;
-    if (e >= 0 && (r == GemmRole::multi_vector || r == GemmRole::multi_vector_dot)) {
+    if (e >= 0 &&
+        (r == GemmRole::multi_vector || r == GemmRole::multi_vector_dot || r == GemmRole::few_columns)) {
       plan.transposed = true;
       finish_plan<ExecSpace, T>(plan, e, n, m, k, compute_units);
       return plan;

@@ -20,7 +20,7 @@
 namespace ridgeline::detail {
 
 // What an entry is for, in reports and tests.
-enum class GemmRole { general, packets, narrow, small, tf32, multi_vector, multi_vector_dot };
+enum class GemmRole { general, packets, narrow, small, tf32, multi_vector, multi_vector_dot, few_columns };
 inline const char* role_name(GemmRole r) {
   switch (r) {
     case GemmRole::general:
@@ -37,6 +37,8 @@ inline const char* role_name(GemmRole r) {
       return "multi-vector";
     case GemmRole::multi_vector_dot:
       return "multi-vector dot";
+    case GemmRole::few_columns:
+      return "few columns";
   }
   return "?";
 }
@@ -125,6 +127,14 @@ struct columns_at_most_dot {
   static constexpr GemmRole role = GemmRole::multi_vector_dot;
   static constexpr bool needs_packets = false;
   static bool applies(const GemmFacts& f) { return f.n >= 2 && f.n <= kMaxN && !f.a_rows_contiguous; }
+};
+// Packets, and at most kCols columns of C: past the multi-vector entries' columns, where taller and
+// wider tiles would leave most columns of every tile empty (16384 x 32 x 16384 in 64 x 64 tiles: half).
+template <int kCols>
+struct columns_at_most_tiles {
+  static constexpr GemmRole role = GemmRole::few_columns;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets && f.n <= kCols; }
 };
 // A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
 // the plan copies them so where they are not.
