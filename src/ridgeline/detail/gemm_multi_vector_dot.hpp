@@ -42,7 +42,7 @@ struct GemmMultiVectorDot {
   // Steps whose loads are all in flight at once: half the entry's unroll at 16 columns, whose
   // accumulators leave no registers for two steps of A (fp32, 4 rows: 192 bytes spilled, and 32 lanes
   // ran TN 16384 x 16 x 16384 in 1.31 ms against 1.06 with one step;
-  // perf/results/2026-12-03-h200-293c5de/h200-2026-12-03-293c5de-dot-sweep.txt).
+  // perf/results/2026-12-03-h200-293c5de/h200-2026-12-03-293c5de-worktree-dot-sweep.txt).
   static constexpr int U = kNV >= 16 && Cfg::unroll > 1 ? Cfg::unroll / 2 : Cfg::unroll;
   static constexpr int kStep = kLanes * VW;  // columns of a group's step
   static constexpr int KC = Cfg::b_rows;     // rows of op(B) staged per pass
