@@ -1016,7 +1016,8 @@ template <class ExecSpace, class T, class TC>
 void run_gemm_plan(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<const T>& a,
                    const Strided2D<const T>& b, const Strided2D<TC>& c, AccumulatorType<T> alpha,
                    AccumulatorType<T> beta) {
-  if (plan.transposed) {  // C^T = op(B)^T * op(A)^T on a multi-vector entry (no copies, no peel)
+  if (plan.transposed) {  // C^T = op(B)^T * op(A)^T on a multi-vector or few-columns entry, which never
+                          // copy or peel (plan_peel_and_split: only packet entries peel)
     launch_entry(exec, plan, transpose_of(b), transpose_of(a), transpose_of(c), alpha, beta);
     return;
   }
