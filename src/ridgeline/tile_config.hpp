@@ -23,7 +23,7 @@ struct TileConfig {
   std::string pipeline;            // how tiles reach scratch: "registers", "cp.async", "tma+mbarrier, ..."
   std::string entry;               // the table entry's role for the call asked about: "general",
                                    // "packets", "narrow", "small tiles", "tf32",
-                                   // "multi-vector", "multi-vector dot" (empty: not a call)
+                                   // "multi-vector", "multi-vector dot", "few columns" (empty: not a call)
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
   // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
   // [0, peel_n) (0: no peeling).
