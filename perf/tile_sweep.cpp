@@ -337,6 +337,47 @@ void sweep_gemm_dmma(int n, int reps) {
                                                            base);
 }
 
+// Issue 13's fp64 cliffs, NN on rectangular shapes: few-column DMMA tiles (one or two n8 columns per
+// warp, A streamed once through cp.async) for skinny N, and smaller or lighter tiles with more teams per SM
+// for short K and small products, against the table's entries; each runs its own split K.
+void sweep_gemm_dmma_rect(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
+  using T = double;
+  Matrix<T> A("A", m, k), B("B", k, n), C("C", m, n), ref("ref", m, n);
+  fill(A, 1), fill(B, 2);
+  const double flops = 2.0 * m * double(n) * k;
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
+  std::printf("gemm NN %lldx%lldx%lld fp64 (DMMA rect): ridgeline::gemm %.3f ms %.1f GFLOP/s\n", (long long)m,
+              (long long)n, (long long)k, base * 1e3, flops / base * 1e-9);
+  if (n <= 16) {
+    gemm_candidate<Dmma<128, 8, 32, 32, 8, 3, 2, true, false, true>, T>("few 128x8x32 w32x8 3st 2/SM", A, B,
+                                                                        C, ref, reps, base);
+    gemm_candidate<Dmma<128, 8, 32, 32, 8, 2, 3, true, false, true>, T>("few 128x8x32 w32x8 2st 3/SM", A, B,
+                                                                        C, ref, reps, base);
+    gemm_candidate<Dmma<128, 8, 32, 32, 8, 4, 1, true, false, true>, T>("few 128x8x32 w32x8 4st 1/SM", A, B,
+                                                                        C, ref, reps, base);
+    gemm_candidate<Dmma<64, 8, 32, 16, 8, 3, 3, true, false, true>, T>("few 64x8x32 w16x8 3st 3/SM", A, B, C,
+                                                                       ref, reps, base);
+    gemm_candidate<Dmma<64, 8, 32, 16, 8, 4, 2, true, false, true>, T>("few 64x8x32 w16x8 4st 2/SM", A, B, C,
+                                                                       ref, reps, base);
+    gemm_candidate<Dmma<256, 8, 32, 64, 8, 3, 1, true, false, true>, T>("few 256x8x32 w64x8 3st 1/SM", A, B,
+                                                                        C, ref, reps, base);
+    gemm_candidate<Dmma<128, 16, 32, 32, 16, 3, 2, true, false, true>, T>("few 128x16x32 w32x16 3st 2/SM", A,
+                                                                          B, C, ref, reps, base);
+  }
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 3, 3, true, false, true>, T>("64x64x16 3st 3/SM (small entry)", A,
+                                                                       B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 16, 32, 32, 2, 4, true, false, true>, T>("64x64x16 2st 4/SM", A, B, C, ref,
+                                                                       reps, base);
+  gemm_candidate<Dmma<64, 64, 32, 32, 32, 2, 3, true, false, true>, T>("64x64x32 2st 3/SM", A, B, C, ref,
+                                                                       reps, base);
+  gemm_candidate<Dmma<64, 32, 16, 32, 16, 3, 4, true, false, true>, T>("64x32x16 w32x16 3st 4/SM", A, B, C,
+                                                                       ref, reps, base);
+  gemm_candidate<Dmma<32, 64, 16, 16, 32, 3, 4, true, false, true>, T>("32x64x16 w16x32 3st 4/SM", A, B, C,
+                                                                       ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, true>, T>("128x64x16 3st 2/SM (packet entry)",
+                                                                        A, B, C, ref, reps, base);
+}
+
 // ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
 template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
           bool kCopiesAfter = false, bool kSteady = false, bool kAcross = false>
@@ -1074,6 +1115,9 @@ int main(int argc, char** argv) {
   app.add_option("--rect64", rect64, "MxNxK GEMM shapes (fp64) to run every table entry on");
   std::vector<int> hmma_n, dmma_n;
   app.add_option("--dmma", dmma_n, "square fp64 GEMM sizes for the DMMA sweep alone (no fp32 candidates)");
+  std::vector<std::string> dmma_rect;
+  app.add_option("--dmma-rect", dmma_rect,
+                 "MxNxK fp64 GEMM shapes (NN): few-column, small and short-K DMMA candidates");
   app.add_option("--hmma", hmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the tensor-core sweep");
   std::vector<int> wgmma_n;
   app.add_option("--wgmma", wgmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the wgmma sweep");
@@ -1118,6 +1162,8 @@ int main(int argc, char** argv) {
   }
 #if defined(KOKKOS_ENABLE_CUDA)
   for (int n : dmma_n) sweep_gemm_dmma(n, reps);
+  for_each_shape(dmma_rect,
+                 [&](long long m, long long n, long long k) { sweep_gemm_dmma_rect(m, n, k, reps); });
   for (int n : hmma_n) {
     sweep_gemm_hmma<ridgeline::half_t>(n, reps, "fp16");
     sweep_gemm_hmma<ridgeline::bhalf_t>(n, reps, "bf16");

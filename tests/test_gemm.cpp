@@ -251,11 +251,13 @@ TEST(Gemm, GuardBandRightDouble) {
   guard_band<double, Kokkos::LayoutRight>(0.0);
 }
 
-// The table entry ridgeline::gemm runs an M x N x K product on (LayoutLeft operands) with.
+// The table entry ridgeline::gemm runs an M x N x K product on (LayoutLeft operands) with. Plans only:
+// the operands are never read, so they are unallocated views.
 template <class T>
 std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
-  auto A = make_matrix<T, Kokkos::LayoutLeft>("A", ta == 'T' ? k : m, ta == 'T' ? m : k);
-  auto B = make_matrix<T, Kokkos::LayoutLeft>("B", tb == 'T' ? n : k, tb == 'T' ? k : n);
+  using V = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
+  const V A(static_cast<T*>(nullptr), ta == 'T' ? k : m, ta == 'T' ? m : k);
+  const V B(static_cast<T*>(nullptr), tb == 'T' ? n : k, tb == 'T' ? k : n);
   const char a[2] = {ta, 0}, b[2] = {tb, 0};
   return gemm_tile_config(Exec(), a, b, A, B).entry;
 }
@@ -614,6 +616,9 @@ struct PlanTiny {
 struct PlanTinyTwoTeams : PlanTiny {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
 };
+struct PlanTinyDeep : PlanTinyTwoTeams {
+  static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
+};
 TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   using Sub = detail::when::wave_share_of<PlanBig, 0, 60>;
   const auto sub = [](std::int64_t m, std::int64_t n, bool packets = true) {
@@ -643,6 +648,24 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 16), 16);  // max_slices, just inside
   EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 17), 17);
   EXPECT_EQ(detail::choose_k_slices(1, 64 * 17 - 1, 16, 528, 4, 32), 16);  // 4 steps each: 16 fit, 17 not
+  // The deep split: 16384 x 64 x 16384 in 256 tiles gains nothing from more slices at two teams per compute
+  // unit (264 slots), but three (396) take 3 slices of 5462 (two waves of 768 teams in the time of 3
+  // slices); K 12288 holds 3 slices of 256 steps, just inside, 12287 only 2, which gain nothing; 1024^3
+  // holds none.
+  const detail::GemmEntryParams deep = detail::tile_params<PlanTinyDeep>();
+  EXPECT_EQ(deep.deep_split_teams, 3);
+  EXPECT_EQ(two.deep_split_teams, 0);
+  EXPECT_EQ(detail::plan_k_split(two, 16384, 64, 16384, 132, 8).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(deep, 16384, 64, 16384, 132, 8).slices, 3);
+  EXPECT_EQ(detail::plan_k_split(deep, 16384, 64, 12288, 132, 8).slices, 3);
+  EXPECT_EQ(detail::plan_k_split(deep, 16384, 64, 12287, 132, 8).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(deep, 1024, 1024, 1024, 132, 8).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(deep, 512, 512, 512, 132, 8).slices, 4);  // the two-team split still applies
+  // Short K: at most kMaxK deep, with packets.
+  using Shallow = detail::when::depth_at_most<2048>;
+  EXPECT_TRUE(Shallow::applies(detail::GemmFacts{8192, 8192, 2048, true, false, 132}));
+  EXPECT_FALSE(Shallow::applies(detail::GemmFacts{8192, 8192, 2049, true, false, 132}));
+  EXPECT_FALSE(Shallow::applies(detail::GemmFacts{8192, 8192, 256, false, false, 132}));
 }
 
 // The peel and split follow the chosen entry: the packet entry on 2500^3 peels with its own tiles and
@@ -1033,6 +1056,32 @@ TEST(Gemm, FewColumnsMatchesReference) {
   rerun_is_bit_identical(4100, 32, reduced() ? 1000 : 4000, 9990);
 }
 
+// fp64 past the multi-vector entry's columns: few-column tiles where the table lists them (5 to 8 columns
+// on the CUDA table: DMMA 128x8), split along K: every transpose pair, M and K tails, beta zero (C
+// poisoned) and not, just inside and outside the entry's columns, and skinny M run transposed onto it.
+TEST(Gemm, FewColumnsFp64MatchesReference) {
+  std::uint64_t seed = 9970;
+  const std::int64_t m = 2052, k = reduced() ? 300 : 1204;
+  using L = detail::GemmEntriesOf<Exec, double>;
+  const int few = L::find(detail::GemmRole::few_columns);
+  const std::int64_t cols = few >= 0 ? L::params(few).bn : 8;
+  for (std::int64_t n : {std::int64_t(5), cols, cols + 1}) {
+    for (const char* t : {"NN", "NT", "TN", "TT"}) {
+      const double beta = n % 2 ? 0.0 : -0.5;
+      run({m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 1.25, beta, Dt::f64, seed += 3});
+    }
+    run({n, 1004, k, 'N', 'N', Lay::left, Lay::right, Lay::left, 0.5, 0.25, Dt::f64, seed += 3});
+  }
+  if (few >= 0) {
+    EXPECT_EQ(entry_of<double>('N', 'N', m, cols, 1024), "few columns");  // just inside
+    EXPECT_NE(entry_of<double>('N', 'N', m, cols + 1, 1024), "few columns");
+    auto A = make_matrix<double, Kokkos::LayoutLeft>("A", 16384, 4096);
+    auto B = make_matrix<double, Kokkos::LayoutLeft>("B", 4096, cols);
+    EXPECT_GT(gemm_tile_config(Exec(), "N", "N", A, B).k_slices, 1);  // 128 tiles for 132 SMs
+  }
+  rerun_is_bit_identical<double>(4100, cols, reduced() ? 1000 : 4000, 9991);
+}
+
 // GemmMultiVectorDot launched directly with a configuration of the test's, on every backend whatever its
 // table lists: lanes of a GPU warp (one thread on CPUs), 3 rows per group, a staged pass of 2 steps,
 // packets (even leading dimension) and element loads (odd), with one K slice and 7.
@@ -1109,8 +1158,9 @@ void sub_wave_products(Dt dt, std::uint64_t seed) {
       const std::int64_t slots = cu * Big::min_blocks;
       const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;  // most tiles still inside
       const std::int64_t m = 2 * Big::bm - 4, n = inside / 2 * Big::bn - 4, k = 68;
-      EXPECT_EQ(entry_of<T>('N', 'N', m, n, k), "small tiles") << m << "x" << n;
-      EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, k), "small tiles") << m << "x" << n + Big::bn;
+      // The bounds at a K past any table's short-K small-tile entry (when::depth_at_most); plans only.
+      EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
+      EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
       // Up to one wave, the products are small enough for the host reference (8 waves: see GemmDmma).
       if (W::max_percent <= 100)
         for (const char* t : {"NN", "NT", "TN", "TT"})

@@ -292,8 +292,29 @@ struct GemmTilesFp32Small {
 // 1024^3 1.17x (forced slice counts,
 // perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), so it now starts from
 // zero waves.
+//
+// Issue 13's cliffs (perf/results/2026-12-03-h200-5c12e8a/, cuBLAS default math): 16384 x 64 x 16384 ran
+// 0.80 of cuBLAS in one slice (256 tiles for 264 split slots: the two-team rule saw no gain in more). Plan
+// sweep with the 5c12e8a binaries
+// (perf/results/2026-12-03-h200-5c12e8a/h200-2026-12-03-5c12e8a-plans-sweep.txt): 3 slices 1.097x, 6 and
+// 8 1.103x, while 1024^3 ran 0.91x in 2 slices and 0.88x in 4. So deep products (slices of 256 K steps or
+// more, where a slice's partial costs little against its products) split for all three teams per SM.
+//
+// The same sweep on short K, this entry against the 128x64 entry: 8192 x 8192 x 256 1.055x, x 512
+// 1.031x (e50b3ec: x 1024 1.033x, 5000 x 5000 x 2000 1.027x; 8192^3 0.934x). So it also takes every
+// product of K at most 2048 (when::depth_at_most in the list below).
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
+  static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
+};
+
+// fp64 products of 5 to 8 columns (past the multi-vector entry's 4) with packets: 128x8x32 DMMA tiles,
+// four warps of 32x8 (one column of m16n8 instructions), three stages, two teams per SM, and split K for
+// them. A is streamed once through cp.async: 32 KB per stage and team, so two stages in flight hold
+// 128 KB per SM. The 64x64 small tiles ran 16384 x 8 x 16384 in 0.69-0.72 ms, 0.68 of cuBLAS, which reads
+// A at 4.4 TB/s (perf/results/2026-12-03-h200-5c12e8a/).
+struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 128, 8, 32, 8, 3, 2> {
+  static constexpr int bk = 32;  // two k16 products per step: a step of op(B) is then one packet per thread
 };
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
@@ -632,7 +653,10 @@ struct Tiles {
                         detail::when::columns_at_most<GemmMultiVectorTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmMultiVectorDotTiles<double>,
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
+      detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
+                        detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::bn>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
+      detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::depth_at_most<2048>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
   using Fp32Entries = detail::GemmEntries<

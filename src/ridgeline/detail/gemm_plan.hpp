@@ -112,6 +112,15 @@ struct wave_share_of {
     return tiles * 100 >= kMinPercent * slots && tiles * 100 < kMaxPercent * slots;
   }
 };
+// Packets, and K at most kMaxK: so few K steps per tile that the tile's start and its epilogue weigh
+// as much as its products, and more teams per compute unit, each on a smaller tile, hide them better
+// (fp64 DMMA, 8192 x 8192 x 256).
+template <int kMaxK>
+struct depth_at_most {
+  static constexpr GemmRole role = GemmRole::small;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets && f.k <= kMaxK; }
+};
 // At most kMaxN columns of C (and at least two: one is a GEMV) with op(A) rows-contiguous: a
 // multi-vector GEMV (gemm_multi_vector.hpp) reads A once at memory speed, where tiles of a GEMM
 // entry would be mostly empty columns.
@@ -155,12 +164,23 @@ struct GemmEntry {
 // An entry's numbers that the plan needs, as run-time data. Its split K (choose_k_slices) fills
 // split_teams teams per compute unit (min_blocks unless Cfg::split_teams_per_cu says otherwise), in
 // slices of at least min_slice_steps K steps (Cfg::min_slice_steps, else 16), at most max_slices
-// (Cfg::max_slices, else 16).
+// (Cfg::max_slices, else 16). An entry may also name deep_split_teams_per_cu and deep_slice_steps: on
+// products deep enough for slices of that many K steps, it fills that many teams per compute unit
+// instead (more slices), since there each slice's partial costs little against its products.
 struct GemmEntryParams {
   int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
   GemmRole role = GemmRole::general;
   bool needs_packets = false;
   int min_slice_steps = 16, max_slices = 16, split_teams = 1;
+  int deep_split_teams = 0, deep_slice_steps = 0;  // 0: no deep split
+};
+template <class Cfg, class = void>
+struct DeepSplit {
+  static constexpr int teams = 0, steps = 0;
+};
+template <class Cfg>
+struct DeepSplit<Cfg, std::void_t<decltype(Cfg::deep_split_teams_per_cu + Cfg::deep_slice_steps)>> {
+  static constexpr int teams = Cfg::deep_split_teams_per_cu, steps = Cfg::deep_slice_steps;
 };
 template <class Cfg, class = void>
 struct SplitTeams : std::integral_constant<int, Cfg::min_blocks> {};
@@ -183,6 +203,7 @@ GemmEntryParams tile_params() {
   GemmEntryParams p{Cfg::bm, Cfg::bn, Cfg::bk, Cfg::min_blocks, Cfg::stages};
   p.min_slice_steps = MinSliceSteps<Cfg>::value, p.max_slices = MaxSlices<Cfg>::value;
   p.split_teams = SplitTeams<Cfg>::value;
+  p.deep_split_teams = DeepSplit<Cfg>::teams, p.deep_slice_steps = DeepSplit<Cfg>::steps;
   return p;
 }
 template <class E>
@@ -290,8 +311,14 @@ inline KSplit split_k(std::int64_t k, int bk, int slices) {
 inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k,
                            std::int64_t compute_units, std::size_t acc_bytes) {
   if (p.stages == 1) return {1, k};
-  const int slices = choose_k_slices(tiles_of(m, n, p.bm, p.bn), k, p.bk, compute_units * p.split_teams,
-                                     p.min_slice_steps, p.max_slices);
+  const std::int64_t tiles = tiles_of(m, n, p.bm, p.bn);
+  int slices =
+      choose_k_slices(tiles, k, p.bk, compute_units * p.split_teams, p.min_slice_steps, p.max_slices);
+  if (p.deep_split_teams > p.split_teams) {
+    const int deep =
+        choose_k_slices(tiles, k, p.bk, compute_units * p.deep_split_teams, p.deep_slice_steps, p.max_slices);
+    if (deep > slices) slices = deep;
+  }
   if (slices == 1) return {1, k};
   const KSplit s = split_k(k, p.bk, slices);
   const double bytes = double(s.slices) * double(m) * double(n) * double(acc_bytes);
