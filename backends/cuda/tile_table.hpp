@@ -308,14 +308,26 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
 };
 
-// fp64 products of 5 to 8 columns (past the multi-vector entry's 4) with packets: 128x8x32 DMMA tiles,
-// four warps of 32x8 (one column of m16n8 instructions), three stages, two teams per SM, and split K for
-// them. A is streamed once through cp.async: 32 KB per stage and team, so two stages in flight hold
-// 128 KB per SM. The 64x64 small tiles ran 16384 x 8 x 16384 in 0.69-0.72 ms, 0.68 of cuBLAS, which reads
-// A at 4.4 TB/s (perf/results/2026-12-03-h200-5c12e8a/).
-struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 128, 8, 32, 8, 3, 2> {
-  static constexpr int bk = 32;  // two k16 products per step: a step of op(B) is then one packet per thread
+// fp64 products of 5 to 16 columns (past the multi-vector entry's 4) with packets: 64x32x16 DMMA tiles,
+// four warps of 32x16, three stages, four teams per SM, and split K for them; 16 columns fill half a tile,
+// 8 a quarter, but A is read once and the tensor cores have time to spare. The 64x64 small tiles ran
+// 16384 x 8 x 16384 in 0.69-0.72 ms, 0.68 of cuBLAS, which reads A at 4.4 TB/s
+// (perf/results/2026-12-03-h200-5c12e8a/). DMMA rect sweep
+// (perf/results/2026-12-03-h200-ceb9658/h200-2026-12-03-ceb9658-sweep.txt), against the small tiles: 16384 x
+// 16 x 16384 0.548 ms (1.33x), x 8 0.534 (1.36x), x 5 0.539; one-column warps (128x8x32, 64x8x32, 256x8x32,
+// two to three stages, one to three teams) ran 5-8 columns within 3% of it and 16 columns 0.74-0.91 ms;
+// 128x16x32 0.551 at 16. The first table entry, 128x8x32 at three stages and two teams, needed 117 KB of
+// scratch where op(A) is k-contiguous, more than two teams' share of an SM: "requested too large team size"
+// (TN, and skinny M transposed), which Gemm.FewColumnsFp64MatchesReference caught.
+struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 64, 32, 32, 16, 3, 4> {
+  static constexpr int max_columns = 16;
 };
+
+// fp64 products of K at most 256 over at least one wave of the 128x64 entry's tiles: the small tiles at
+// two stages and four teams per SM, so more teams share each SM while one stores its tile. DMMA rect
+// sweep (-ceb9658-sweep.txt): 4096 x 4096 x 64 1.093x the three-stage small entry, 8192 x 8192 x 256 1.015x;
+// 64x32 and 32x64 tiles at four teams 0.90-1.01x.
+struct GemmTilesFp64DmmaShallow : DmmaAsyncEntry<GemmTilesFp64DmmaShallow, 64, 64, 32, 32, 2, 4> {};
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
@@ -654,7 +666,8 @@ struct Tiles {
       detail::GemmEntry<GemmMultiVectorDotTiles<double>,
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
-                        detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::bn>>,
+                        detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
+      detail::GemmEntry<GemmTilesFp64DmmaShallow, detail::when::shallow_of<GemmTilesFp64DmmaAsync, 256>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::depth_at_most<2048>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
