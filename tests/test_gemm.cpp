@@ -714,6 +714,54 @@ TEST(GemmPlan, MultiVectorSplit) {
   ridgeline::set_workspace_limit(saved);
 }
 
+#if defined(KOKKOS_ENABLE_CUDA)
+// Every tile entry of the table fits its min_blocks teams on one SM of this device in every operand
+// orientation: (scratch + Kokkos 3.4's team-reduction buffer + the block's reserved shared memory) x
+// min_blocks within the SM's shared memory. An entry that does not throws "requested too large team size"
+// at launch, only for the orientations that need most scratch: ceb9658's first fp64 few-columns entry
+// (128x8x32, three stages, two teams) did so where op(A) is k-contiguous. Nothing is launched.
+template <class Cfg, class K>
+void expect_fits_per_sm(std::size_t per_sm, std::size_t reserved, const char* orientation) {
+  const std::size_t team = K::scratch_bytes() + sizeof(double) * (Cfg::team_size + 2) + reserved;
+  EXPECT_LE(team * Cfg::min_blocks, per_sm) << Cfg::bm << "x" << Cfg::bn << "x" << Cfg::bk << " "
+                                            << Cfg::min_blocks << " teams per SM, " << orientation;
+}
+template <class T>
+void table_entries_fit(std::size_t per_sm, std::size_t reserved) {
+  using L = detail::GemmEntriesOf<Exec, T>;
+  for (int i = 0; i < L::size; ++i) {
+    L::visit(i, [&](auto e) {
+      using E = decltype(e);
+      using Cfg = typename E::Cfg;
+      constexpr detail::GemmRole r = E::When::role;
+      constexpr bool kVec = E::When::needs_packets;
+      if constexpr (r == detail::GemmRole::tf32) {  // reads k-contiguous operands only
+        expect_fits_per_sm<Cfg, detail::GemmKernelFor<Exec, Cfg, T, false, false, kVec>>(per_sm, reserved,
+                                                                                         "k, k");
+      } else if constexpr (r != detail::GemmRole::multi_vector && r != detail::GemmRole::multi_vector_dot) {
+        expect_fits_per_sm<Cfg, detail::GemmKernelFor<Exec, Cfg, T, true, true, kVec>>(per_sm, reserved,
+                                                                                       "m, n");
+        expect_fits_per_sm<Cfg, detail::GemmKernelFor<Exec, Cfg, T, true, false, kVec>>(per_sm, reserved,
+                                                                                        "m, k");
+        expect_fits_per_sm<Cfg, detail::GemmKernelFor<Exec, Cfg, T, false, true, kVec>>(per_sm, reserved,
+                                                                                        "k, n");
+        expect_fits_per_sm<Cfg, detail::GemmKernelFor<Exec, Cfg, T, false, false, kVec>>(per_sm, reserved,
+                                                                                         "k, k");
+      }
+    });
+  }
+}
+TEST(GemmPlan, TableEntriesFitTheirTeamsPerSm) {
+  int device = 0, per_sm = 0, reserved = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device),
+            cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device), cudaSuccess);
+  table_entries_fit<double>(std::size_t(per_sm), std::size_t(reserved));
+  table_entries_fit<float>(std::size_t(per_sm), std::size_t(reserved));
+}
+#endif
+
 // This backend's table through plan_gemm on a 132-SM device (the H200's count), operands never read.
 TEST(GemmPlan, ThisTable) {
   using L = detail::GemmEntriesOf<Exec, double>;
