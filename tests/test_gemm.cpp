@@ -1202,16 +1202,19 @@ TEST(Gemm, MultiVectorDotKernel) {
 }
 
 // ---- products under one wave: the small-tile entries ----------------------------------------------
-// The first small-tile entry's condition in a table (void: none).
+// The condition of a table's first small-tile entry by wave share (when::wave_share_of; void: none).
+template <class W, class = void>
+struct IsWaveShare : std::false_type {};
+template <class W>
+struct IsWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
 template <class L>
 struct SmallWhen {
   using type = void;
 };
 template <class E, class... Rest>
 struct SmallWhen<detail::GemmEntries<E, Rest...>> {
-  using type =
-      std::conditional_t<E::When::role == detail::GemmRole::small && !std::is_void_v<typename E::Cfg>,
-                         typename E::When, typename SmallWhen<detail::GemmEntries<Rest...>>::type>;
+  using type = std::conditional_t<IsWaveShare<typename E::When>::value && !std::is_void_v<typename E::Cfg>,
+                                  typename E::When, typename SmallWhen<detail::GemmEntries<Rest...>>::type>;
 };
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
