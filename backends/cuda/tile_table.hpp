@@ -303,6 +303,12 @@ struct GemmTilesFp32Small {
 // The same sweep on short K, this entry against the 128x64 entry: 8192 x 8192 x 256 1.055x, x 512
 // 1.031x (e50b3ec: x 1024 1.033x, 5000 x 5000 x 2000 1.027x; 8192^3 0.934x). So it also takes every
 // product of K at most 2048 (when::depth_at_most in the list below).
+// The same tiles at two stages and four teams per SM ran 4096 x 4096 x 64 1.093x this entry in the DMMA rect
+// sweep (perf/results/2026-12-03-h200-ceb9658/h200-2026-12-03-ceb9658-sweep.txt), and 42fc9b8 gave them K
+// up to 256 over a wave. In ridgeline-perf they then ran 8192 x 8192 x 256 in 1.225 ms against this entry's
+// 0.773 at ceb9658, and 4096 x 4096 x 64 in 0.095 against its 0.080 at 5c12e8a (-42fc9b8- records),
+// though the plan sweep of the same call had them at 0.774 and 0.080: removed. Not understood: this entry
+// ran the same in both programs (0.782 and 0.773 ms); both fill their inputs at random.
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
@@ -322,12 +328,6 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 64, 32, 32, 16, 3, 4> {
   static constexpr int max_columns = 16;
 };
-
-// fp64 products of K at most 256 over at least one wave of the 128x64 entry's tiles: the small tiles at
-// two stages and four teams per SM, so more teams share each SM while one stores its tile. DMMA rect
-// sweep (-ceb9658-sweep.txt): 4096 x 4096 x 64 1.093x the three-stage small entry, 8192 x 8192 x 256 1.015x;
-// 64x32 and 32x64 tiles at four teams 0.90-1.01x.
-struct GemmTilesFp64DmmaShallow : DmmaAsyncEntry<GemmTilesFp64DmmaShallow, 64, 64, 32, 32, 2, 4> {};
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
@@ -667,7 +667,6 @@ struct Tiles {
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
                         detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
-      detail::GemmEntry<GemmTilesFp64DmmaShallow, detail::when::shallow_of<GemmTilesFp64DmmaAsync, 256>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::depth_at_most<2048>>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,

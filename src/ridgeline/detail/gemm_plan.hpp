@@ -121,18 +121,6 @@ struct depth_at_most {
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) { return f.packets && f.k <= kMaxK; }
 };
-// Packets, K at most kMaxK, and at least one wave of entry Big's tiles (compute units x Big::min_blocks):
-// many short tiles, whose stores weigh as much as their products, so lighter tiles with more teams per
-// compute unit hide them better; under a wave the split K of the small-tile entries applies instead.
-template <class Big, int kMaxK>
-struct shallow_of {
-  static constexpr GemmRole role = GemmRole::small;
-  static constexpr bool needs_packets = true;
-  static bool applies(const GemmFacts& f) {
-    if (!f.packets || f.k > kMaxK || f.compute_units <= 0) return false;
-    return tiles_of(f.m, f.n, Big::bm, Big::bn) >= f.compute_units * Big::min_blocks;
-  }
-};
 // At most kMaxN columns of C (and at least two: one is a GEMV) with op(A) rows-contiguous: a
 // multi-vector GEMV (gemm_multi_vector.hpp) reads A once at memory speed, where tiles of a GEMM
 // entry would be mostly empty columns.
