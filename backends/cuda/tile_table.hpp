@@ -324,7 +324,10 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // two to three stages, one to three teams) ran 5-8 columns within 3% of it and 16 columns 0.74-0.91 ms;
 // 128x16x32 0.551 at 16. The first table entry, 128x8x32 at three stages and two teams, needed 117 KB of
 // scratch where op(A) is k-contiguous, more than two teams' share of an SM: "requested too large team size"
-// (TN, and skinny M transposed), which Gemm.FewColumnsFp64MatchesReference caught.
+// (TN, and skinny M transposed), which Gemm.FewColumnsFp64MatchesReference caught. The same tiles ran 24 and
+// 32 columns 1.28-1.29x the small tiles too
+// (perf/results/2026-12-03-h200-42fc9b8/h200-2026-12-03-42fc9b8-sweep.txt); the entry stops at 16 until a
+// device run of the tests covers 17 to 32.
 struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 64, 32, 32, 16, 3, 4> {
   static constexpr int max_columns = 16;
 };

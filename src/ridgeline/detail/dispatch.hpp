@@ -298,6 +298,8 @@ void split_k_reduce(const ExecSpace& exec, const Acc* work, int slices, const St
   // per thread kept two loads in flight and took 12.8 us for 1021 x 1031 floats in two slices, about
   // 1 TB/s (ncu, perf/results/2026-12-03-h200-ceb9658/h200-2026-12-03-ceb9658-ncu.txt). One division per
   // thread places its first element; the sums keep slice order, so the bits are those of one per thread.
+  // Measured 8.5-8.9 us (-42fc9b8-ncu.txt), not the 4-5 predicted: a slice's loads still wait on the
+  // previous slice's adds.
   constexpr int kPer = 4;
   Kokkos::parallel_for(
       "ridgeline::gemm split-K reduce",
