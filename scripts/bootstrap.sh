@@ -34,6 +34,15 @@ want=("$@")
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+# apt run as root drops to its sandbox user (_apt) to fetch and to check signatures, and that user needs a
+# writable temporary folder for apt-key. These machines' /tmp can be root's own (mode 0700): CI's sid update
+# then failed with "Couldn't create temporary file /tmp/apt.conf.* for passing config to apt-key" and
+# "the repository ... is not signed" (2026-12-03, reproduced here). apt that runs as root stays root instead.
+# apt_own is for apt run as this user (the source downloads, the private sid lists): root gets the same
+# option; a non-root apt never drops privileges, so it needs nothing.
+apt_root=(-o APT::Sandbox::User=root)
+apt_own=()
+[ "$(id -u)" -ne 0 ] || apt_own=("${apt_root[@]}")
 
 # ---- apt sources ------------------------------------------------------------------------------
 # The main Debian stanza of the machine's own sources: URIs, Suites and Signed-By are copied, never
@@ -69,7 +78,7 @@ ensure_extra_sources() {
     rm -f "$deps/.apt-updated"
   fi
   if [ ! -f "$deps/.apt-updated" ]; then
-    "${sudo_cmd[@]}" apt-get update -qq 2>&1 | grep -v 'configured multiple times' || true
+    "${sudo_cmd[@]}" apt-get "${apt_root[@]}" update -qq 2>&1 | grep -v 'configured multiple times' || true
     touch "$deps/.apt-updated"
   fi
 }
@@ -79,7 +88,7 @@ apt_install() {
   for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   [ ${#missing[@]} -eq 0 ] && return 0
   log "apt-get install ${missing[*]}"
-  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  "${sudo_cmd[@]}" apt-get "${apt_root[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 # ---- Kokkos sources from trilinos 13.2 ---------------------------------------------------------
@@ -91,7 +100,7 @@ fetch_kokkos_sources() {
     cd "$src"
     if ! ls trilinos_13.2.0.orig.tar.gz >/dev/null 2>&1; then
       log "apt-get source --download-only trilinos"
-      apt-get source --download-only trilinos >/dev/null 2>&1 || apt-get source --download-only trilinos
+      apt-get "${apt_own[@]}" source --download-only trilinos >/dev/null 2>&1 || apt-get "${apt_own[@]}" source --download-only trilinos
     fi
     log "extracting packages/kokkos and packages/kokkos-kernels"
     rm -rf kokkos kokkos-kernels
@@ -112,7 +121,7 @@ fetch_blas_testers() {
     cd "$src"
     if ! ls lapack_*.orig.tar.* >/dev/null 2>&1; then
       log "apt-get source --download-only lapack"
-      apt-get source --download-only lapack >/dev/null 2>&1 || apt-get source --download-only lapack
+      apt-get "${apt_own[@]}" source --download-only lapack >/dev/null 2>&1 || apt-get "${apt_own[@]}" source --download-only lapack
     fi
     log "extracting BLAS/TESTING"
     rm -rf BLAS
@@ -273,7 +282,7 @@ do_kokkos5() {
   printf 'Types: deb\nURIs: %s\nSuites: sid\nComponents: main\nSigned-By: %s\n' "$uris" "$signed" \
     >"$lists/etc/sid.sources"
   local o=(-o "Dir::State::Lists=$lists/lists" -o "Dir::Etc::SourceList=/dev/null"
-    -o "Dir::Etc::SourceParts=$lists/etc" -o "Dir::Cache=$lists/cache")
+    -o "Dir::Etc::SourceParts=$lists/etc" -o "Dir::Cache=$lists/cache" "${apt_own[@]}")
   mkdir -p "$lists/cache/archives/partial"
   apt-get "${o[@]}" update -qq
   local have=

@@ -8,6 +8,8 @@
 #   scripts/build.sh hip    [cmake args...]   Kokkos HIP (gfx90a, compile-only), into build/hip
 #
 # RIDGELINE_TARGETS (space-separated) limits what is built; default: everything.
+# RIDGELINE_OBJECTS (space-separated) builds only these objects of libridgeline, named as the build folder's
+# src/Makefile names them (ridgeline/instances_f16.cpp.o); it takes the place of RIDGELINE_TARGETS.
 # RIDGELINE_SM90A_CUDA_ROOT: the CUDA >= 12 toolkit of the sm_90a route (default /usr/local/cuda).
 # RIDGELINE_BUILD_DIR overrides the build folder (default build/<backend>), e.g. for a second
 # configuration of the same backend.
@@ -54,7 +56,11 @@ esac
 
 cmake -S "$root" -B "$bdir" "${args[@]}" "$@" >"$log" 2>&1 || { tail -n 40 "$log"; exit 1; }
 grep -h "Ridgeline CUDA matrix units" "$log" || true
-if [ -n "${RIDGELINE_TARGETS:-}" ]; then
+if [ -n "${RIDGELINE_OBJECTS:-}" ]; then
+  # An object's rule lives in its folder's Makefile (Unix Makefiles, the generator used here); the
+  # environment set above (CUDA 11.8 first on PATH) is what its compile needs.
+  make -C "$bdir/src" -j "$jobs" $RIDGELINE_OBJECTS
+elif [ -n "${RIDGELINE_TARGETS:-}" ]; then
   # shellcheck disable=SC2086
   cmake --build "$bdir" -j "$jobs" --target $RIDGELINE_TARGETS
 else

@@ -11,15 +11,16 @@
 #      no Kokkos)
 #   3. CUDA backend: compile and link the kernel tests, perf suite, CLI and libridgeline_c.so (no GPU needed;
 #      the host-only tests are the host step's),
-#      through the sm_90a route where available; then test_gemm_cuda alone in a plain CUDA 11.8 build
-#      (route off, mma.sync only), which must keep building (in the background, beside steps 4 and 5);
-#      without the complex cases, which take no tensor-core path (about 70 s of one core saved), without
-#      the DMMA tile tests (fp64 tensor-core code is the same with and without the route), and without
-#      test_gemm's mixed-layout instantiations (host code and Kokkos copies; 401 -> 301 CPU s measured)
+#      through the sm_90a route where available; then, in a plain CUDA 11.8 build (route off, mma.sync
+#      only), which must keep building, the library objects whose code the route changes: the 16-bit and
+#      fp32 dispatch instances, whose tables name mma.sync entries where the route build names wgmma ones
+#      (in the background, beside steps 4 and 5, on one job). Until 2026-12-03 this step built test_gemm_cuda
+#      with the dispatch compiled in (301 CPU s at 9ec1248, more since); the five objects cost about 200
+#      (29.8 + 28.7 + 33.0 + 23.2 + 85.2 CPU s at 9ec1248), and the tests' own code does not depend on the route
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
-#   Steps 3's plain build and 4 set RIDGELINE_DISPATCH_INSTANCES=OFF: their few test files compile the dispatch
-#   themselves, which costs less than the library's seven instance files (HIP: about 400 against 600 s of
-#   compile, plain CUDA 301 against 437; perf/results/2026-12-02-host-9ec1248/); the other steps build it ON.
+#   Step 4 sets RIDGELINE_DISPATCH_INSTANCES=OFF: its few test files compile the dispatch themselves, which
+#   costs less than the library's seven instance files (HIP: about 400 against 600 s of compile;
+#   perf/results/2026-12-02-host-9ec1248/); the other steps build it ON.
 #   5. Kokkos 5.2 (Debian sid's libkokkos 5.2, scripts/check_kokkos5.sh): every header and TU compiled
 #      against its headers, then the host GoogleTest suite linked against its libraries and run on
 #      Kokkos::OpenMP through sid's dynamic loader, at -O1 and reduced sizes (RIDGELINE_TEST_REDUCED=2).
@@ -37,7 +38,25 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 steps=${RIDGELINE_TEST_STEPS:-host example cuda hip kokkos5}
 has() { [[ " $steps " == *" $1 "* ]]; }
 plain_pid=
-say() { printf '\n==== %s\n' "$*"; }
+# Each banner closes the previous step's clock; the table is printed on every exit, failed or not, as the
+# last lines of the log (what CI keeps), so that CI's time per step is on record.
+step_name= step_start=$SECONDS step_times=""
+close_step() {
+  [ -z "$step_name" ] || step_times+=$(printf '%6d s  %s' $((SECONDS - step_start)) "$step_name")$'\n'
+  step_name=$1 step_start=$SECONDS
+}
+say() {
+  close_step "$*"
+  printf '\n==== %s\n' "$*"
+}
+on_exit() {
+  local rc=$?
+  [ -z "$plain_pid" ] || kill "$plain_pid" 2>/dev/null || true
+  close_step ""
+  printf '\n==== time per step (wall; the plain CUDA build runs in the background from its banner on)\n%s%6d s  in all, rc %d\n' \
+    "$step_times" "$SECONDS" "$rc"
+}
+trap on_exit EXIT
 
 if has host || has example; then
   say "host build"
@@ -80,17 +99,16 @@ if has cuda; then
   # step's, built and run there; nvcc compiling them again here would only cost CI time.
   RIDGELINE_TARGETS="$cuda_targets" "$root/scripts/build.sh" cuda "${route[@]}" -DRIDGELINE_ENABLE_TILE_SWEEP=OFF \
     -DRIDGELINE_ENABLE_GROUPED_PERF=OFF
-  # test_gemm_cuda is one translation unit that holds one core for about five minutes, so this build runs
-  # in the background, on one job, beside the HIP and Kokkos 5 steps (CI's time budget); its log is
-  # printed when it is waited for, at the end.
-  say "CUDA backend without the sm_90a route (plain CUDA 11.8): test_gemm_cuda only, in the background"
+  # The plain build runs in the background, on one job, beside the HIP and Kokkos 5 steps (CI's time
+  # budget); its log is printed when it is waited for, at the end.
+  say "CUDA backend without the sm_90a route (plain CUDA 11.8): the 16-bit and fp32 instances, in the background"
   plain_log=$root/build/cuda-no-sm90a-build.log
-  (RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_TARGETS="test_gemm_cuda" RIDGELINE_JOBS=1 \
+  plain_objects=""
+  for t in f16 bf16 f16_f32 bf16_f32 f32; do plain_objects+=" ridgeline/instances_$t.cpp.o"; done
+  (RIDGELINE_BUILD_DIR="$root/build/cuda-no-sm90a" RIDGELINE_OBJECTS="$plain_objects" RIDGELINE_JOBS=1 \
     "$root/scripts/build.sh" cuda -DRIDGELINE_CUDA_SM90A=OFF -DRIDGELINE_ENABLE_PERF=OFF \
-    -DRIDGELINE_ENABLE_APPS=OFF -DRIDGELINE_COMPLEX_TESTS=OFF -DRIDGELINE_DMMA_TILE_TESTS=OFF \
-    -DRIDGELINE_TEST_LAYOUT_MIXES=OFF -DRIDGELINE_DISPATCH_INSTANCES=OFF) >"$plain_log" 2>&1 &
+    -DRIDGELINE_ENABLE_APPS=OFF -DRIDGELINE_ENABLE_TESTS=OFF) >"$plain_log" 2>&1 &
   plain_pid=$!
-  trap 'kill "$plain_pid" 2>/dev/null || true' EXIT
 fi
 if has hip; then
   say "HIP backend: compile and link only"
