@@ -251,13 +251,17 @@ TEST(Gemm, GuardBandRightDouble) {
   guard_band<double, Kokkos::LayoutRight>(0.0);
 }
 
-// The table entry ridgeline::gemm runs an M x N x K product on (LayoutLeft operands) with. Plans only:
-// the operands are never read, so they are unallocated views.
+// An unallocated rows x cols operand, for calls that only plan (gemm_tile_config never reads elements).
+template <class T, class Layout = Kokkos::LayoutLeft>
+Kokkos::View<T**, Layout, Mem> plan_only_view(std::int64_t rows, std::int64_t cols) {
+  return Kokkos::View<T**, Layout, Mem>(static_cast<T*>(nullptr), rows, cols);
+}
+
+// The table entry ridgeline::gemm runs an M x N x K product on (LayoutLeft operands) with. Plans only.
 template <class T>
 std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
-  using V = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
-  const V A(static_cast<T*>(nullptr), ta == 'T' ? k : m, ta == 'T' ? m : k);
-  const V B(static_cast<T*>(nullptr), tb == 'T' ? n : k, tb == 'T' ? k : n);
+  const auto A = plan_only_view<T>(ta == 'T' ? k : m, ta == 'T' ? m : k);
+  const auto B = plan_only_view<T>(tb == 'T' ? n : k, tb == 'T' ? k : n);
   const char a[2] = {ta, 0}, b[2] = {tb, 0};
   return gemm_tile_config(Exec(), a, b, A, B).entry;
 }
@@ -515,8 +519,7 @@ TEST(Gemm, PeelingDecision) {
   // K too short to split (16384 x 16384 x 64): the remainder column would cost a whole wave.
   EXPECT_EQ(detail::plan_peel(16384, 16384, 64, 128, 128, 16, 264).m0, 0);
   // Through the public query: 4097^3 with odd leading dimensions, on this backend.
-  using L = Kokkos::LayoutLeft;
-  const Kokkos::View<float**, L, Mem> A(static_cast<float*>(nullptr), 4097, 4097);  // never read
+  const auto A = plan_only_view<float>(4097, 4097);
   const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, A);
   if (detail::PackMinExtent<detail::Backend<Exec, float>, float>::value > 0) {
     EXPECT_EQ(t.staging, "packets (operands copied aligned)");
@@ -805,8 +808,7 @@ TEST(GemmPlan, ThisTable) {
     EXPECT_EQ((detail::plan_gemm<Exec, float>(big, big, 132).role), detail::GemmRole::packets);
   }
   // Through the public query, on this device: the role it prints is the plan's.
-  using Lay2 = Kokkos::LayoutLeft;
-  const Kokkos::View<double**, Lay2, Mem> A(static_cast<double*>(nullptr), 2500, 2500);  // never read
+  const auto A = plan_only_view<double>(2500, 2500);
   const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, A);
   const auto a = detail::strided_op(A, detail::Trans::N);
   const detail::Strided2D<const double> ca{a.data, a.rows, a.cols, a.rs, a.cs};
@@ -1097,24 +1099,25 @@ TEST(Gemm, FewColumnsMatchesReference) {
   EXPECT_NE(entry_of<float>('N', 'N', m, 33, 1024), "few columns");
   EXPECT_EQ(entry_of<float>('N', 'N', m, 17, 1024) == "few columns", few);
   if (few) {
-    using V = Kokkos::View<float**, Kokkos::LayoutLeft, Mem>;  // plans only: never read
-    const V A(static_cast<float*>(nullptr), 16384, 4096), B(static_cast<float*>(nullptr), 4096, 32);
+    const auto A = plan_only_view<float>(16384, 4096), B = plan_only_view<float>(4096, 32);
     EXPECT_GT(gemm_tile_config(Exec(), "N", "N", A, B).k_slices, 1);  // 128 tiles for 132 SMs
   }
   rerun_is_bit_identical(4100, 32, reduced() ? 1000 : 4000, 9990);
 }
 
-// The condition of a table's first entry with role kRole (void: none).
-template <class L, detail::GemmRole kRole>
-struct WhenWithRole {
+// The condition of a table's first existing entry whose condition satisfies Pred (void: none).
+template <class L, template <class> class Pred>
+struct FirstWhen {
   using type = void;
 };
-template <detail::GemmRole kRole, class E, class... Rest>
-struct WhenWithRole<detail::GemmEntries<E, Rest...>, kRole> {
+template <template <class> class Pred, class E, class... Rest>
+struct FirstWhen<detail::GemmEntries<E, Rest...>, Pred> {
   using type =
-      std::conditional_t<E::When::role == kRole && !std::is_void_v<typename E::Cfg>, typename E::When,
-                         typename WhenWithRole<detail::GemmEntries<Rest...>, kRole>::type>;
+      std::conditional_t<Pred<typename E::When>::value && !std::is_void_v<typename E::Cfg>, typename E::When,
+                         typename FirstWhen<detail::GemmEntries<Rest...>, Pred>::type>;
 };
+template <class W>
+struct IsFewColumns : std::bool_constant<W::role == detail::GemmRole::few_columns> {};
 
 // A few-columns condition's most columns (fallback: none in the table).
 template <class W>
@@ -1133,7 +1136,7 @@ TEST(Gemm, FewColumnsFp64MatchesReference) {
   std::uint64_t seed = 9970;
   const std::int64_t m = 2052, k = reduced() ? 300 : 1204;
   using L = detail::GemmEntriesOf<Exec, double>;
-  using W = typename WhenWithRole<L, detail::GemmRole::few_columns>::type;
+  using W = typename FirstWhen<L, IsFewColumns>::type;
   const int few = L::find(detail::GemmRole::few_columns);
   const std::int64_t cols = max_columns_of<W>(8);
   for (std::int64_t n : {std::int64_t(5), cols, cols + 1}) {
@@ -1146,8 +1149,7 @@ TEST(Gemm, FewColumnsFp64MatchesReference) {
   if (few >= 0) {
     EXPECT_EQ(entry_of<double>('N', 'N', m, cols, 1024), "few columns");  // just inside
     EXPECT_NE(entry_of<double>('N', 'N', m, cols + 1, 1024), "few columns");
-    using V = Kokkos::View<double**, Kokkos::LayoutLeft, Mem>;  // plans only: never read
-    const V A(static_cast<double*>(nullptr), 16384, 4096), B(static_cast<double*>(nullptr), 4096, cols);
+    const auto A = plan_only_view<double>(16384, 4096), B = plan_only_view<double>(4096, cols);
     EXPECT_GT(gemm_tile_config(Exec(), "N", "N", A, B).k_slices, 1);  // 16384 rows: too few tiles for the SMs
   }
   rerun_is_bit_identical<double>(4100, cols, reduced() ? 1000 : 4000, 9991);
@@ -1202,20 +1204,14 @@ TEST(Gemm, MultiVectorDotKernel) {
 }
 
 // ---- products under one wave: the small-tile entries ----------------------------------------------
-// The condition of a table's first small-tile entry by wave share (when::wave_share_of; void: none).
+// Whether an entry condition is a wave share (when::wave_share_of), for FirstWhen: the small-tile entry
+// whose bounds the cases below probe.
 template <class W, class = void>
-struct IsWaveShare : std::false_type {};
+struct HasWaveShare : std::false_type {};
 template <class W>
-struct IsWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
-template <class L>
-struct SmallWhen {
-  using type = void;
-};
-template <class E, class... Rest>
-struct SmallWhen<detail::GemmEntries<E, Rest...>> {
-  using type = std::conditional_t<IsWaveShare<typename E::When>::value && !std::is_void_v<typename E::Cfg>,
-                                  typename E::When, typename SmallWhen<detail::GemmEntries<Rest...>>::type>;
-};
+struct HasWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
+template <class W>
+struct IsWaveShare : HasWaveShare<W> {};
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
 // tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
@@ -1224,7 +1220,7 @@ struct SmallWhen<detail::GemmEntries<E, Rest...>> {
 // Extents are multiples of 4, so every leading dimension is whole packets.
 template <class T>
 void sub_wave_products(Dt dt, std::uint64_t seed) {
-  using W = typename SmallWhen<detail::GemmEntriesOf<Exec, T>>::type;
+  using W = typename FirstWhen<detail::GemmEntriesOf<Exec, T>, IsWaveShare>::type;
   const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, T>, Exec>::of(Exec());
   if constexpr (!std::is_void_v<W>) {
     if (cu > 0 && W::min_percent == 0) {
