@@ -45,6 +45,22 @@ struct GemmTileOrigin {
   }
 };
 
+// Where a tile that crosses C's edge along one extent loads from: moved back by its overhang onto the
+// last whole tile of the extent, so that every K step loads as an interior tile's does (no bounds tests;
+// only the K tail is checked). The rows or columns it shares with its neighbour are computed again and
+// not stored (the epilogue's m_lo, n_lo: the tile's own origin). A checked edge tile tests every element
+// of every step, and under one wave the SMs that hold edge tiles finish last: 1020x1028x1024 fp32 ran
+// 0.1056 ms against 0.069-0.073 for 1024^3 on the same small-tile entry
+// (perf/results/2026-12-03-h200-852f11a/). align: the move must be a multiple of it (a 16-byte packet
+// along an operand's contiguous index, or along C's rows where C is stored in packets); where it is not,
+// or the extent is shorter than a tile, the tile stays where it is and loads checked.
+KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_inside_origin(std::int64_t o0, int tile, std::int64_t extent,
+                                                            int align) {
+  if (o0 + tile <= extent || extent < tile) return o0;
+  const std::int64_t last = extent - tile;
+  return (o0 - last) % align == 0 ? last : o0;
+}
+
 // T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
 template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {
@@ -52,9 +68,11 @@ struct GemmEpilogue {
   static constexpr bool c_packet_capable = MK::kRowRun % kCV == 0;
 
   // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
+  // (m0, n0) is the tile's origin; rows under m_lo and columns left of n_lo belong to another tile
+  // (a tile moved back inside C at the edges, tile_inside_origin) and are not stored.
   KOKKOS_FORCEINLINE_FUNCTION void store_partial(const typename MK::Accumulator& acc, std::int64_t m0,
-                                                 std::int64_t n0, const typename MK::Owner& o,
-                                                 int slice) const {
+                                                 std::int64_t n0, const typename MK::Owner& o, int slice,
+                                                 std::int64_t m_lo = 0, std::int64_t n_lo = 0) const {
     const Kernel& k = static_cast<const Kernel&>(*this);
     const Strided2D<T>& c = k.c;
     const Acc alpha = k.alpha;
@@ -65,14 +83,18 @@ struct GemmEpilogue {
       RIDGELINE_UNROLL
       for (int i = 0; i < MK::kTM; ++i) {
         const std::int64_t m = m0 + MK::row(o, i);
-        if (m < c.rows && n < c.cols) w[n * c.rows + m] = alpha * MK::get(acc, i, j);
+        if (m >= m_lo && n >= n_lo && m < c.rows && n < c.cols)
+          w[n * c.rows + m] = alpha * MK::get(acc, i, j);
       }
     });
   }
 
   // The only place C is touched. beta == 0 never reads C, so NaN or garbage there cannot survive.
+  // m_lo, n_lo as in store_partial; where C is stored in packets, m0 - m_lo is a multiple of kCV, so a
+  // packet lies wholly on one side of m_lo.
   KOKKOS_FORCEINLINE_FUNCTION void store(const typename MK::Accumulator& acc, std::int64_t m0,
-                                         std::int64_t n0, const typename MK::Owner& o) const {
+                                         std::int64_t n0, const typename MK::Owner& o, std::int64_t m_lo = 0,
+                                         std::int64_t n_lo = 0) const {
     const Kernel& k = static_cast<const Kernel&>(*this);
     const Strided2D<T>& c = k.c;
     const Acc alpha = k.alpha, beta = k.beta;
@@ -87,6 +109,7 @@ struct GemmEpilogue {
           RIDGELINE_UNROLL
           for (int i0 = 0; i0 < MK::kTM; i0 += kCV) {
             const std::int64_t m = m0 + MK::row(o, i0);
+            if (m < m_lo || n < n_lo) continue;
             if (n < c.cols && m + kCV <= c.rows) {
               T* p = &c(m, n);
               Packet<kCV, T> v;
@@ -119,7 +142,7 @@ struct GemmEpilogue {
       RIDGELINE_UNROLL
       for (int i = 0; i < MK::kTM; ++i) {
         const std::int64_t m = m0 + MK::row(o, i);
-        if (m < c.rows && n < c.cols) {
+        if (m >= m_lo && n >= n_lo && m < c.rows && n < c.cols) {
           Acc v = alpha * MK::get(acc, i, j);
           if (read_c) v += beta * static_cast<Acc>(c(m, n));
           c(m, n) = static_cast<T>(v);

@@ -441,16 +441,23 @@ struct GemmTeamTiled
       const Owner o = MK::owner(t);
       typename MK::Accumulator acc;
       MK::zero(acc);
+      std::int64_t ml = m0, nl = n0;  // the origin the tile loads and computes from (tile_inside_origin)
+      if constexpr (kStages == 2) {
+        const int c_align = c_packet_capable && c_packets ? kCV : 1;
+        const int a_align = kAFastM ? kV : 1;
+        ml = tile_inside_origin(m0, BM, a.rows, a_align > c_align ? a_align : c_align);
+        nl = tile_inside_origin(n0, BN, b.cols, kBFastN ? kV : 1);
+      }
       if constexpr (kPrefetch) {
-        k_loop_prefetch(team, m0, n0, k_begin, k_end, As, Bs, acc, o);
+        k_loop_prefetch(team, ml, nl, k_begin, k_end, As, Bs, acc, o);
       } else {
-        k_loop(team, m0, n0, k_begin, k_end, As, Bs,
+        k_loop(team, ml, nl, k_begin, k_end, As, Bs,
                [&](const T* as, const T* bs, int) { MK::mac(acc, as, bs, o); });
       }
       if (k_slices > 1) {
-        this->store_partial(acc, m0, n0, o, slice);
+        this->store_partial(acc, ml, nl, o, slice, m0, n0);
       } else {
-        this->store(acc, m0, n0, o);
+        this->store(acc, ml, nl, o, m0, n0);
       }
     } else {
       Acc* Cs =
