@@ -238,6 +238,61 @@ void guard_band(double beta) {
   EXPECT_TRUE(matches(to_host(C), want));
 }
 
+// Edge tiles moved back inside C (tile_inside_origin, gemm_epilogue.hpp): products whose tiles overhang
+// M and N by a few rows and columns, as subviews inside bigger matrices, whose guard band must stay
+// untouched while every element of C is checked. The bigger matrices' leading dimensions are whole
+// packets: with offsets of 4 elements the operands stage in packets, and where M is off the packet grid
+// (197) the move along M is not whole packets, so that tile stays and loads checked; offsets of 3
+// elements stage element by element. Every transpose pair, beta zero (C poisoned) and not, deep K
+// (split K) and not.
+template <class T>
+void edge_tiles_moved_inside(std::uint64_t seed) {
+  using Big = Kokkos::View<T**, Kokkos::LayoutLeft, Mem>;
+  struct Shape {
+    std::int64_t m, n, k, pad;
+  };
+  const Shape shapes[] = {{196, 260, 72, 4},   {197, 259, 73, 4},  {197, 259, 73, 3}, {198, 262, 1500, 4},
+                          {130, 250, 2000, 3}, {1020, 132, 64, 4}, {61, 300, 40, 4}};
+  const auto lines = [](std::int64_t r) { return (r + 3) / 4 * 4; };  // leading dimensions: whole packets
+  for (const Shape& sh : shapes)
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (double beta : {0.0, 0.7}) {
+        const bool at = t[0] == 'T', bt = t[1] == 'T';
+        const std::int64_t p = sh.pad, ar = at ? sh.k : sh.m, ac = at ? sh.m : sh.k;
+        const std::int64_t br = bt ? sh.n : sh.k, bc = bt ? sh.k : sh.n;
+        Big bigA("bigA", lines(ar + 2 * p), ac + 2 * p), bigB("bigB", lines(br + 2 * p), bc + 2 * p),
+            bigC("bigC", lines(sh.m + 2 * p), sh.n + 2 * p);
+        fill_random(bigA, seed += 3), fill_random(bigB, seed += 3), fill_random(bigC, seed += 3);
+        const auto A = Kokkos::subview(bigA, std::make_pair(p, p + ar), std::make_pair(p, p + ac));
+        const auto B = Kokkos::subview(bigB, std::make_pair(p, p + br), std::make_pair(p, p + bc));
+        const auto C = Kokkos::subview(bigC, std::make_pair(p, p + sh.m), std::make_pair(p, p + sh.n));
+        if (beta == 0) fill_value(C, poison<T>());
+        const HostMatrix before = to_host(bigC), hC0 = to_host(C);
+        const char ta[2] = {t[0], 0}, tb[2] = {t[1], 0};
+        ridgeline::gemm(Exec(), ta, tb, T(-0.9), A, B, static_cast<T>(beta), C);
+        Kokkos::fence();
+        const HostMatrix after = to_host(bigC);
+        std::int64_t touched = 0;
+        for (std::int64_t i = 0; i < after.rows; ++i)
+          for (std::int64_t j = 0; j < after.cols; ++j) {
+            const bool inside = i >= p && i < p + sh.m && j >= p && j < p + sh.n;
+            if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
+          }
+        const std::string what = std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
+                                 std::to_string(sh.k) + " " + t + " beta " + std::to_string(beta);
+        EXPECT_EQ(touched, 0) << what << ": elements outside the C subview changed";
+        const auto want = reference_gemm(transpose_if(to_host(A), at), transpose_if(to_host(B), bt), hC0,
+                                         -0.9, beta, eps_of<T>());
+        EXPECT_TRUE(matches(to_host(C), want)) << what;
+      }
+}
+TEST(Gemm, EdgeTilesMovedInsideFloat) {
+  edge_tiles_moved_inside<float>(9700);
+}
+TEST(Gemm, EdgeTilesMovedInsideDouble) {
+  edge_tiles_moved_inside<double>(9750);
+}
+
 TEST(Gemm, GuardBandLeftFloat) {
   guard_band<float, Kokkos::LayoutLeft>(0.0);
 }
