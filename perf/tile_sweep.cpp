@@ -807,8 +807,7 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
   std::printf("gemm NN %lldx%lldx%lld %s: ridgeline::gemm (%s) %.3f ms %.1f GFLOP/s\n", (long long)m,
               (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32", rd::role_name(chosen.role),
               base * 1e3, flops / base * 1e-9);
-  if (!L::params(chosen.entry).needs_packets && !chosen.copy_aligned &&
-      chosen.role != rd::GemmRole::multi_vector && chosen.role != rd::GemmRole::multi_vector_dot) {
+  if (chosen.role == rd::GemmRole::general && !chosen.copy_aligned) {
     // Operands that cannot stage in packets (an odd leading dimension): copied aligned first, then
     // planned again on the copies, as a lower pack_min_extent would have it.
     rd::GemmPlan copies = chosen;
@@ -831,15 +830,12 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
       show("slices", plan, s);
     }
   }
-  // Operands in packets try the packet entries; operands that stage element by element try the other
-  // element-staged tile entries (the general entry against the small tiles), besides the copies above.
-  const bool chosen_packets = L::params(chosen.entry).needs_packets;
   for (int i = 0; i < L::size; ++i) {
     const rd::GemmEntryParams p = L::params(i);
-    if (p.needs_packets != chosen_packets || p.role == rd::GemmRole::tf32 || p.bm == 0) continue;
-    if (p.role == rd::GemmRole::multi_vector || p.role == rd::GemmRole::multi_vector_dot) continue;
+    if (!p.needs_packets || p.role == rd::GemmRole::tf32 || p.bm == 0) continue;
     if (p.role == rd::GemmRole::narrow && m > p.bm) continue;
-    if (chosen.copy_aligned) continue;
+    // Without packets as they are, the copies decide on their own plan (above).
+    if (chosen.copy_aligned || chosen.role == rd::GemmRole::general) continue;
     for (bool peel : {true, false}) {
       rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
       if (!peel) {

@@ -1265,14 +1265,8 @@ template <class W, class = void>
 struct HasWaveShare : std::false_type {};
 template <class W>
 struct HasWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
-template <class W, bool kPackets, bool = HasWaveShare<W>::value>
-struct WaveShareStaging : std::false_type {};
-template <class W, bool kPackets>
-struct WaveShareStaging<W, kPackets, true> : std::bool_constant<W::needs_packets == kPackets> {};
 template <class W>
-struct IsWaveShare : WaveShareStaging<W, true> {};
-template <class W>
-struct IsElementWaveShare : WaveShareStaging<W, false> {};
+struct IsWaveShare : HasWaveShare<W> {};
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
 // tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
@@ -1310,39 +1304,6 @@ TEST(Gemm, SubWaveProductsFloat) {
 }
 TEST(Gemm, SubWaveProductsDouble) {
   sub_wave_products<double>(Dt::f64, 9850);
-}
-
-// The element-staged small tiles (a wave share without packets): the packet entry's bounds on operands
-// whose leading dimensions are odd (M, N and K odd, LayoutLeft), so no operand stages in packets. Plans
-// just inside and just past the bound, then products inside it in every transpose pair with tails in M,
-// N and K, beta zero (C poisoned) and not, and a bit-identical rerun.
-template <class T>
-void sub_wave_unaligned(Dt dt) {
-  using W = typename FirstWhen<detail::GemmEntriesOf<Exec, T>, IsElementWaveShare>::type;
-  const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, T>, Exec>::of(Exec());
-  if constexpr (std::is_void_v<W>) {
-    GTEST_SKIP() << "this backend's table has no element-staged small-tile entry";
-  } else {
-    if (cu <= 0) GTEST_SKIP() << "the backend reports no compute units";
-    using Big = typename W::big;
-    const std::int64_t slots = cu * Big::min_blocks;
-    const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;
-    const std::int64_t m = 2 * Big::bm - 3, n = inside / 2 * Big::bn - 3;
-    EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8191), "small tiles") << m << "x" << n;
-    EXPECT_EQ(entry_of<T>('N', 'N', m, n + Big::bn, 8191), "general") << m << "x" << n + Big::bn;
-    EXPECT_EQ(entry_of<T>('T', 'T', 1021, 1031, 1033), "small tiles");
-    std::uint64_t seed = 9900;
-    for (const char* t : {"NN", "NT", "TN", "TT"})
-      for (double beta : {0.0, 0.5}) {
-        run({m, reduced() ? 131 : n, 67, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, dt,
-             seed += 3});
-        run({1021, 131, 1033, t[0], t[1], Lay::left, Lay::left, Lay::left, -1.1, beta, dt, seed += 3});
-      }
-    rerun_is_bit_identical<T>(1021, 259, 1033, seed + 1);
-  }
-}
-TEST(Gemm, SubWaveUnalignedFloat) {
-  sub_wave_unaligned<float>(Dt::f32);
 }
 
 TEST(Gemm, SplitKRerunIsBitIdentical) {

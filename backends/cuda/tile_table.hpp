@@ -267,12 +267,6 @@ struct GemmTilesFp32FewColumns {
 // 1024^3 1.11x (1), 1536^3 1.03x (0.55 of a wave), 16384x32x16384 1.41x; 2048^3 (0.97 of a wave) 0.84x, so
 // the entry stops at 60%. The best slice counts put 128 to 256 teams on the 132 SMs, not the 528 that four
 // teams per SM would hold: with four, 1024^3 ran 2 slices at 0.87x one slice, 512^3 8 slices at 0.95x four.
-// The same tiles take the products of that size whose operands cannot stage in packets (an odd leading
-// dimension), staged element by element (the second wave_share_of below, placed after the packet entries).
-// Before, the general entry's 64x128 tiles ran them: 1021x1031x1033 in 144 tiles, split K in 2, 0.106 ms,
-// 0.66 of cuBLAS, against 0.072 ms for 1024^3 on this entry's packets
-// (perf/results/2026-12-03-h200-e4e678c/h200-2026-12-03-e4e678c-cliffs-merged.md). Predicted: 0.078-0.082 ms
-// (272 tiles, no split; element staging adds about 10% instructions per K step to the 512 FMAs).
 struct GemmTilesFp32Small {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
@@ -694,7 +688,6 @@ struct Tiles {
                         detail::when::columns_at_most_tiles<GemmTilesFp32FewColumns::bn>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
-      detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60, false>>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
   using HalfNarrow =
       std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaNarrowTma, GemmTilesHalfMmaNarrow>;

@@ -99,16 +99,14 @@ struct extents_at_most {
 // idle slots cost more than smaller tiles lose per tile (fp64 DMMA, 1 to 8 waves), or too few tiles for
 // one wave, where smaller tiles and their split K supply the teams that Big's cannot. Decided from the
 // tile count against the compute units, never from fixed sizes; unknown devices keep Big.
-// kPackets false: the same share for operands of any alignment, staged element by element (an entry
-// placed after the packet entries, so that it sees only the products they do not take).
-template <class Big, int kMinPercent, int kMaxPercent, bool kPackets = true>
+template <class Big, int kMinPercent, int kMaxPercent>
 struct wave_share_of {
   static constexpr GemmRole role = GemmRole::small;
-  static constexpr bool needs_packets = kPackets;
+  static constexpr bool needs_packets = true;
   using big = Big;
   static constexpr int min_percent = kMinPercent, max_percent = kMaxPercent;
   static bool applies(const GemmFacts& f) {
-    if ((kPackets && !f.packets) || f.compute_units <= 0) return false;
+    if (!f.packets || f.compute_units <= 0) return false;
     const std::int64_t tiles = tiles_of(f.m, f.n, Big::bm, Big::bn);
     const std::int64_t slots = f.compute_units * Big::min_blocks;
     return tiles * 100 >= kMinPercent * slots && tiles * 100 < kMaxPercent * slots;

@@ -128,14 +128,48 @@ struct GemmTeamTiled
     }
   }
 
+  // The K tail of copy_lines, for a tile inside M and N whose step has kk < BK values of K left: a line
+  // along K (kFastIsK) is copied for its first kk elements, a line across K only when it is one of the
+  // first kk, and the rest of the step is zero, as the element-wise path would leave it.
+  template <int kF, int kS, int kDs, bool kFastIsK, class Src, class Dst>
+  KOKKOS_FORCEINLINE_FUNCTION void copy_lines_k_tail(int t, std::int64_t fs, bool cj, int kk, Src&& src,
+                                                     Dst&& dst) const {
+    for (int sl = t; sl < kS; sl += kThreads) {
+      T* d = dst(sl);
+      const int f_end = kFastIsK ? kk : (sl < kk ? kF : 0);
+      if (f_end > 0) {
+        const T* s = src(sl);
+        if (fs == 1) {
+          for (int f = 0; f < f_end; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f], cj));
+        } else {
+          for (int f = 0; f < f_end; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f * fs], cj));
+        }
+      }
+      for (int f = f_end; f < kF; ++f) MK::store_scratch(d + f * kDs, T(0));
+    }
+  }
+
   // stages == 1: copy one K step straight into scratch. An interior tile is copied as whole lines
   // of the fast index with no bounds tests, unit-stride where memory allows, so the compiler turns
   // the copy into vector moves: per element, staging must cost far less than the BN (or BM) FMAs
-  // that use it. Edge tiles take the element-wise path, which zero-fills.
+  // that use it. A tile inside M and N whose step is the K tail copies the K left the same way and
+  // zero-fills the rest (every tile's last step where BK does not divide K: 2047^3 on the host's
+  // 96x128x256 tiles). Only tiles that overhang M or N (narrower than a tile: tile_inside_origin moves
+  // the others inside) take the element-wise path, which zero-fills.
   KOKKOS_FORCEINLINE_FUNCTION void stage(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0, T* As,
                                          T* Bs) const {
-    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols && k0 + BK <= a.cols;
-    if (interior) {
+    const bool inside_mn = m0 + BM <= a.rows && n0 + BN <= b.cols;
+    if (inside_mn && k0 + BK > a.cols) {
+      const int kk = static_cast<int>(a.cols - k0);
+      copy_lines_k_tail<kAF, kAS, kAFastM ? 1 : LDA, !kAFastM>(
+          t, kAFastM ? a.rs : a.cs, a.conj, kk, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
+          [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
+      copy_lines_k_tail<kBF, kBS, kBFastN ? 1 : LDB, !kBFastN>(
+          t, kBFastN ? b.cs : b.rs, b.conj, kk, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
+          [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
+      return;
+    }
+    if (inside_mn) {
       const std::int64_t a_fs = kAFastM ? a.rs : a.cs;  // source stride along the fast index
       constexpr int a_ds = kAFastM ? 1 : LDA;           // scratch stride along the fast index
       copy_lines<kAF, kAS, a_ds>(
@@ -436,18 +470,21 @@ struct GemmTeamTiled
     T* Bs = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDB, scratch_align));  // (BK,BN+pad)
     const int t = team.team_rank();
+    // The origin the tile loads and computes from: with one-stage staging (the host tables) an edge tile
+    // moves back inside C (tile_inside_origin) and stores only from its own origin (m0, n0) on. Register
+    // staging (the GPU tables) keeps its edge tiles where they are and loads them checked: the move is
+    // written for it too (branch wip/cuda-edge-tiles) but has not run on a GPU yet.
+    std::int64_t ml = m0, nl = n0;
+    if constexpr (kStages == 1) {
+      const int c_align = c_packet_capable && c_packets ? kCV : 1;
+      ml = tile_inside_origin(m0, BM, a.rows, c_align);
+      nl = tile_inside_origin(n0, BN, b.cols, 1);
+    }
 
     if constexpr (kRegisterAcc) {
       const Owner o = MK::owner(t);
       typename MK::Accumulator acc;
       MK::zero(acc);
-      std::int64_t ml = m0, nl = n0;  // the origin the tile loads and computes from (tile_inside_origin)
-      if constexpr (kStages == 2) {
-        const int c_align = c_packet_capable && c_packets ? kCV : 1;
-        const int a_align = kAFastM ? kV : 1;
-        ml = tile_inside_origin(m0, BM, a.rows, a_align > c_align ? a_align : c_align);
-        nl = tile_inside_origin(n0, BN, b.cols, kBFastN ? kV : 1);
-      }
       if constexpr (kPrefetch) {
         k_loop_prefetch(team, ml, nl, k_begin, k_end, As, Bs, acc, o);
       } else {
@@ -462,7 +499,7 @@ struct GemmTeamTiled
     } else {
       Acc* Cs =
           static_cast<Acc*>(scratch.get_shmem_aligned(sizeof(Acc) * BM * BN, scratch_align));  // (BM,BN)
-      k_loop(team, m0, n0, k_begin, k_end, As, Bs, [&](const T* as, const T* bs, int kt) {
+      k_loop(team, ml, nl, k_begin, k_end, As, Bs, [&](const T* as, const T* bs, int kt) {
         for (int u = 0; u < kPerThread; ++u) {
           const int id = t * kPerThread + u;
           const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
@@ -481,7 +518,7 @@ struct GemmTeamTiled
         const Owner o = MK::owner_of_tile(id % kTilesM, id / kTilesM);
         typename MK::Accumulator acc;
         MK::load(acc, Cs, o);
-        this->store(acc, m0, n0, o);
+        this->store(acc, ml, nl, o, m0, n0);
       }
     }
   }
