@@ -210,6 +210,19 @@ TEST(Gemm, BetaZeroIgnoresNaNInC) {
 }
 
 // ---- the rest of a bigger matrix around a C subview stays untouched ------------------------------
+// Elements of a bigger matrix, before and after a call, that changed outside its rows x cols block at
+// (row0, col0): bit by bit, so that a NaN written over a NaN still counts as unchanged.
+inline std::int64_t changed_outside(const HostMatrix& before, const HostMatrix& after, std::int64_t row0,
+                                    std::int64_t rows, std::int64_t col0, std::int64_t cols) {
+  std::int64_t changed = 0;
+  for (std::int64_t i = 0; i < after.rows; ++i)
+    for (std::int64_t j = 0; j < after.cols; ++j) {
+      const bool inside = i >= row0 && i < row0 + rows && j >= col0 && j < col0 + cols;
+      if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++changed;
+    }
+  return changed;
+}
+
 template <class T, class Layout>
 void guard_band(double beta) {
   const std::int64_t M = 45, N = 39, K = 270, pad = 5;
@@ -226,14 +239,8 @@ void guard_band(double beta) {
   const HostMatrix before = to_host(bigC), hC0 = to_host(C);
   ridgeline::gemm(Exec(), "N", "N", T(0.3), A, B, static_cast<T>(beta), C);
   Kokkos::fence();
-  const HostMatrix after = to_host(bigC);
-  std::int64_t touched = 0;
-  for (std::int64_t i = 0; i < after.rows; ++i)
-    for (std::int64_t j = 0; j < after.cols; ++j) {
-      const bool inside = i >= pad && i < pad + M && j >= pad && j < pad + N;
-      if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
-    }
-  EXPECT_EQ(touched, 0) << "elements outside the C subview changed";
+  EXPECT_EQ(changed_outside(before, to_host(bigC), pad, M, pad, N), 0)
+      << "elements outside the C subview changed";
   const auto want = reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps_of<T>());
   EXPECT_TRUE(matches(to_host(C), want));
 }
@@ -271,13 +278,7 @@ void edge_tiles_moved_inside(std::uint64_t seed) {
         const char ta[2] = {t[0], 0}, tb[2] = {t[1], 0};
         ridgeline::gemm(Exec(), ta, tb, T(-0.9), A, B, static_cast<T>(beta), C);
         Kokkos::fence();
-        const HostMatrix after = to_host(bigC);
-        std::int64_t touched = 0;
-        for (std::int64_t i = 0; i < after.rows; ++i)
-          for (std::int64_t j = 0; j < after.cols; ++j) {
-            const bool inside = i >= p && i < p + sh.m && j >= p && j < p + sh.n;
-            if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
-          }
+        const std::int64_t touched = changed_outside(before, to_host(bigC), p, sh.m, p, sh.n);
         const std::string what = std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
                                  std::to_string(sh.k) + " " + t + " beta " + std::to_string(beta);
         EXPECT_EQ(touched, 0) << what << ": elements outside the C subview changed";
@@ -1262,11 +1263,9 @@ TEST(Gemm, MultiVectorDotKernel) {
 // Whether an entry condition is a wave share (when::wave_share_of), for FirstWhen: the small-tile entry
 // whose bounds the cases below probe.
 template <class W, class = void>
-struct HasWaveShare : std::false_type {};
+struct IsWaveShare : std::false_type {};
 template <class W>
-struct HasWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
-template <class W>
-struct IsWaveShare : HasWaveShare<W> {};
+struct IsWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
 // tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
@@ -1431,14 +1430,8 @@ void aligned_guard_band(double beta) {
   const HostMatrix before = to_host(bigC), hC0 = to_host(C);
   ridgeline::gemm(Exec(), "N", "N", T(0.3), A, B, static_cast<T>(beta), C);
   Kokkos::fence();
-  const HostMatrix after = to_host(bigC);
-  std::int64_t touched = 0;
-  for (std::int64_t i = 0; i < after.rows; ++i)
-    for (std::int64_t j = 0; j < after.cols; ++j) {
-      const bool inside = i >= top && i < top + M && j >= 1 && j < N + 1;
-      if (!inside && std::memcmp(&after(i, j), &before(i, j), sizeof(double)) != 0) ++touched;
-    }
-  EXPECT_EQ(touched, 0) << "elements outside the C subview changed";
+  EXPECT_EQ(changed_outside(before, to_host(bigC), top, M, 1, N), 0)
+      << "elements outside the C subview changed";
   EXPECT_TRUE(matches(to_host(C), reference_gemm(to_host(A), to_host(B), hC0, 0.3, beta, eps_of<T>())));
 }
 
