@@ -473,7 +473,7 @@ struct GemmTeamTiled
     // The origin the tile loads and computes from: with one-stage staging (the host tables) an edge tile
     // moves back inside C (tile_inside_origin) and stores only from its own origin (m0, n0) on. Register
     // staging (the GPU tables) keeps its edge tiles where they are and loads them checked: the move is
-    // written for it too (branch wip/cuda-edge-tiles) but has not run on a GPU yet.
+    // written for it too (branch wip/cuda-edge-tiles-on-main) but has not run on a GPU yet.
     std::int64_t ml = m0, nl = n0;
     if constexpr (kStages == 1) {
       const int c_align = c_packet_capable && c_packets ? kCV : 1;
