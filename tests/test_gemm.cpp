@@ -1261,11 +1261,15 @@ TEST(Gemm, MultiVectorDotKernel) {
 
 // ---- products under one wave: the small-tile entries ----------------------------------------------
 // Whether an entry condition is a wave share (when::wave_share_of), for FirstWhen: the small-tile entry
-// whose bounds the cases below probe.
+// whose bounds the cases below probe. FirstWhen's predicate takes one parameter, and the detection needs
+// a second (defaulted) one: C++17 lets a two-parameter template bind there (P0522), GCC does so, but
+// Clang before 19 does not by default (hipcc 5.2 failed on it, CI 2026-12-03), so IsWaveShare wraps it.
 template <class W, class = void>
-struct IsWaveShare : std::false_type {};
+struct HasWaveShare : std::false_type {};
 template <class W>
-struct IsWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
+struct HasWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> : std::true_type {};
+template <class W>
+struct IsWaveShare : HasWaveShare<W> {};
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
 // tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
