@@ -472,8 +472,8 @@ struct GemmTeamTiled
     const int t = team.team_rank();
     // The origin the tile loads and computes from: with one-stage staging (the host tables) an edge tile
     // moves back inside C (tile_inside_origin) and stores only from its own origin (m0, n0) on. Register
-    // staging (the GPU tables) keeps its edge tiles where they are and loads them checked: the move is
-    // written for it too (branch wip/cuda-edge-tiles-on-main) but has not run on a GPU yet.
+    // staging (the GPU tables) keeps its edge tiles where they are and loads them checked: a version of the
+    // move for it was written (2026-12-03) but never ran on a GPU, and its branch was lost; to be redone.
     std::int64_t ml = m0, nl = n0;
     if constexpr (kStages == 1) {
       const int c_align = c_packet_capable && c_packets ? kCV : 1;
