@@ -1039,13 +1039,21 @@ TEST(Gemm, SkinnyNMatchesReference) {
     run({1001, n, 333, 'T', 'N', Lay::right, Lay::right, Lay::right, 1.0, 0.0, Dt::f32, seed += 3});
     run({999, n, 335, 'N', 'N', Lay::stride, Lay::left, Lay::right, 1.0, 0.5, Dt::f64, seed += 3});
   }
-  // What this backend runs there: the multi-vector entry where its table lists one.
+  // A row block or two of one team's rows (32 fp32 and 16 fp64 rows on the host's entry), whose K the
+  // plan splits where the device has more compute units than row blocks.
+  for (const char* t : {"NN", "TT"}) {
+    run({32, 6, 3000, t[0], t[1], Lay::left, Lay::right, Lay::left, 0.9, 0.5, Dt::f32, seed += 3});
+    run({45, 3, 2000, t[0], t[1], Lay::right, Lay::left, Lay::left, -1.1, 0.0, Dt::f32, seed += 3});
+    run({16, 4, 3000, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.8, 0.0, Dt::f64, seed += 3});
+  }
+  // What this backend runs there: the multi-vector entry where its table lists one, split along K on
+  // GPU tables, whose teams 1003 rows cannot fill.
   using L = detail::GemmEntriesOf<Exec, float>;
   auto A = make_matrix<float, Kokkos::LayoutLeft>("A", 1003, k);
   auto B = make_matrix<float, Kokkos::LayoutLeft>("B", k, 8);
   const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, B);
   EXPECT_EQ(t.entry == "multi-vector", L::find(detail::GemmRole::multi_vector) >= 0) << t.entry;
-  if (t.entry == "multi-vector") EXPECT_GT(t.k_slices, 1);
+  if (t.entry == "multi-vector" && gemm_tile_config<Exec, float>().stages == 2) EXPECT_GT(t.k_slices, 1);
   rerun_is_bit_identical(4099, 8, reduced() ? 1000 : 4000, 9690);
   rerun_is_bit_identical<double>(4099, 4, reduced() ? 1000 : 4000, 9691);
 }
@@ -1307,6 +1315,35 @@ TEST(Gemm, SubWaveProductsFloat) {
 }
 TEST(Gemm, SubWaveProductsDouble) {
   sub_wave_products<double>(Dt::f64, 9850);
+}
+
+// A wave-share entry for operands of any alignment (element staging), for FirstWhen.
+template <class W>
+struct IsElementWaveShare : std::bool_constant<HasWaveShare<W>::value && !W::needs_packets> {};
+
+// Unaligned fp32 products under one wave: where the table lists an element-staged small-tile entry, its
+// bounds (odd leading dimensions, just inside and one tile column past), then products whose edge tiles
+// move back inside M and N by amounts that are no multiple of a packet, with tails in M, N and K, every
+// transpose pair, beta zero (C poisoned) and not, and a bit-identical rerun. Every table runs the products.
+TEST(Gemm, SubWaveUnalignedFloat) {
+  using W = typename FirstWhen<detail::GemmEntriesOf<Exec, float>, IsElementWaveShare>::type;
+  const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec());
+  if constexpr (!std::is_void_v<W>) {
+    if (cu > 0 && W::min_percent == 0) {
+      using Big = typename W::big;
+      const std::int64_t slots = cu * Big::min_blocks;
+      const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;
+      const std::int64_t m = 2 * Big::bm - 3, n = inside / 2 * Big::bn - 3;
+      EXPECT_EQ(entry_of<float>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
+      EXPECT_NE(entry_of<float>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
+    }
+  }
+  std::uint64_t seed = 9900;
+  for (const auto& s : {std::array<std::int64_t, 3>{253, 261, 133}, std::array<std::int64_t, 3>{125, 67, 35}})
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (double beta : {0.0, 0.5})
+        run({s[0], s[1], s[2], t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, Dt::f32, seed += 3});
+  rerun_is_bit_identical<float>(253, 261, 1001, seed + 1);
 }
 
 TEST(Gemm, SplitKRerunIsBitIdentical) {

@@ -267,6 +267,9 @@ struct GemmTilesFp32FewColumns {
 // 1024^3 1.11x (1), 1536^3 1.03x (0.55 of a wave), 16384x32x16384 1.41x; 2048^3 (0.97 of a wave) 0.84x, so
 // the entry stops at 60%. The best slice counts put 128 to 256 teams on the 132 SMs, not the 528 that four
 // teams per SM would hold: with four, 1024^3 ran 2 slices at 0.87x one slice, 512^3 8 slices at 0.95x four.
+// The same tiles stage unaligned operands element by element under the same share of a wave (the second
+// wave_share_of entry below): the general entry's 64 x 128 tiles put 1021 x 1031 x 1033 in 144 tiles and
+// split K 2 for 264 slots, 0.66 of cuBLAS (e4e678c cliffs record). EDGE_EVIDENCE
 struct GemmTilesFp32Small {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
@@ -687,6 +690,7 @@ struct Tiles {
       detail::GemmEntry<GemmTilesFp32FewColumns,
                         detail::when::columns_at_most_tiles<GemmTilesFp32FewColumns::bn>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
+      detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60, false>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
   using HalfNarrow =

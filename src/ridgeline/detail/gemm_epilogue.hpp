@@ -51,12 +51,11 @@ struct GemmTileOrigin {
 // not stored (the epilogue's m_lo, n_lo: the tile's own origin). A checked edge tile tests every element
 // of every step. On the H200, under one wave, the SMs that hold edge tiles finish last: 1020x1028x1024 fp32
 // ran 0.1056 ms against 0.069-0.073 for 1024^3 on the same small-tile entry
-// (perf/results/2026-12-03-h200-e4e678c/h200-2026-12-03-e4e678c-edges-README.md). The host's one-stage
-// staging uses it (GemmTeamTiled::run); the GPU kernels do not use it yet: a version for them was written
-// on 2026-12-03 but never ran on a device, and its branch did not survive that session. align: the move
-// must be a multiple of it (a 16-byte packet along an operand's contiguous index, or along C's rows where
-// C is stored in packets); where it is not, or the extent is
-// shorter than a tile, the tile stays where it is and loads checked.
+// (perf/results/2026-12-03-h200-e4e678c/h200-2026-12-03-e4e678c-edges-README.md). Register and one-stage
+// staging (GemmTeamTiled::run) and asynchronous staging (GemmTeamAsync::run) use it; the TMA kernel's
+// copies fill the edges in hardware. align: the move must be a multiple of it (a 16-byte packet along an
+// operand's contiguous index, or along C's rows where C is stored in packets); where it is not, or the
+// extent is shorter than a tile, the tile stays where it is and loads checked.
 KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_inside_origin(std::int64_t o0, int tile, std::int64_t extent,
                                                             int align) {
   if (o0 + tile <= extent || extent < tile) return o0;

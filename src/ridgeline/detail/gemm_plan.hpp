@@ -98,15 +98,17 @@ struct extents_at_most {
 // slots (compute units x Big::min_blocks; 100: one full wave). Few enough waves that the last one's
 // idle slots cost more than smaller tiles lose per tile (fp64 DMMA, 1 to 8 waves), or too few tiles for
 // one wave, where smaller tiles and their split K supply the teams that Big's cannot. Decided from the
-// tile count against the compute units, never from fixed sizes; unknown devices keep Big.
-template <class Big, int kMinPercent, int kMaxPercent>
+// tile count against the compute units, never from fixed sizes; unknown devices keep Big. kPackets
+// false: operands of any strides and alignment (element staging), for the same reason where the
+// general entry's tiles would leave most of the wave idle (fp32 1021 x 1031 x 1033).
+template <class Big, int kMinPercent, int kMaxPercent, bool kPackets = true>
 struct wave_share_of {
   static constexpr GemmRole role = GemmRole::small;
-  static constexpr bool needs_packets = true;
+  static constexpr bool needs_packets = kPackets;
   using big = Big;
   static constexpr int min_percent = kMinPercent, max_percent = kMaxPercent;
   static bool applies(const GemmFacts& f) {
-    if (!f.packets || f.compute_units <= 0) return false;
+    if ((kPackets && !f.packets) || f.compute_units <= 0) return false;
     const std::int64_t tiles = tiles_of(f.m, f.n, Big::bm, Big::bn);
     const std::int64_t slots = f.compute_units * Big::min_blocks;
     return tiles * 100 >= kMinPercent * slots && tiles * 100 < kMaxPercent * slots;

@@ -256,7 +256,15 @@ struct GemmTeamAsync
     // kStages x (BK, BN+pad) or (BN, BK+pad), or BN x BK in the micro-kernel's layout
     T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileB::kElems, TileB::kAlign));
     const int t = team.team_rank();
-    const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
+    // An edge tile loads and computes from the last whole tile of the extent (tile_inside_origin), so
+    // that its steps copy as an interior tile's do, and stores only its own rows and columns. Packets
+    // stay 16-byte aligned when the move is a multiple of kVecW along an operand's contiguous index, and
+    // of kCV along C's rows where C is stored in packets.
+    const int c_align = c_packet_capable && c_packets ? kCV : 1;
+    const std::int64_t m0 =
+        tile_inside_origin(tile.m0, BM, a.rows, kAFastM && kVecW > c_align ? kVecW : c_align);
+    const std::int64_t n0 = tile_inside_origin(tile.n0, BN, b.cols, kBFastN ? kVecW : 1);
+    const std::int64_t k_begin = tile.k_begin, k_end = tile.k_end;
     const int nk = static_cast<int>((k_end - k_begin + BK - 1) / BK);
     const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
     const int nk_full = interior ? static_cast<int>((k_end - k_begin) / BK) : 0;
@@ -282,9 +290,9 @@ struct GemmTeamAsync
     Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
 
     if (k_slices > 1) {
-      this->store_partial(acc, m0, n0, o, tile.slice);
+      this->store_partial(acc, m0, n0, o, tile.slice, tile.m0, tile.n0);
     } else {
-      this->store(acc, m0, n0, o);
+      this->store(acc, m0, n0, o, tile.m0, tile.n0);
     }
   }
 

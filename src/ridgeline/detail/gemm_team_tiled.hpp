@@ -470,16 +470,14 @@ struct GemmTeamTiled
     T* Bs = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDB, scratch_align));  // (BK,BN+pad)
     const int t = team.team_rank();
-    // The origin the tile loads and computes from: with one-stage staging (the host tables) an edge tile
-    // moves back inside C (tile_inside_origin) and stores only from its own origin (m0, n0) on. Register
-    // staging (the GPU tables) keeps its edge tiles where they are and loads them checked: a version of the
-    // move for it was written (2026-12-03) but never ran on a GPU, and its branch was lost; to be redone.
-    std::int64_t ml = m0, nl = n0;
-    if constexpr (kStages == 1) {
-      const int c_align = c_packet_capable && c_packets ? kCV : 1;
-      ml = tile_inside_origin(m0, BM, a.rows, c_align);
-      nl = tile_inside_origin(n0, BN, b.cols, 1);
-    }
+    // The origin the tile loads and computes from: an edge tile moves back inside C (tile_inside_origin),
+    // so that its steps load as an interior tile's do, and stores only from its own origin (m0, n0) on.
+    // Register staging's packets (kV elements along an operand's contiguous index) and C's packet stores
+    // (kCV rows) stay 16-byte aligned when the move is a multiple of theirs; kV and kCV are powers of two.
+    const int c_align = c_packet_capable && c_packets ? kCV : 1;
+    const int m_align = kAFastM && kV > c_align ? kV : c_align;
+    const std::int64_t ml = tile_inside_origin(m0, BM, a.rows, m_align);
+    const std::int64_t nl = tile_inside_origin(n0, BN, b.cols, kBFastN ? kV : 1);
 
     if constexpr (kRegisterAcc) {
       const Owner o = MK::owner(t);
