@@ -1043,7 +1043,7 @@ TEST(Gemm, SkinnyNMatchesReference) {
   // plan splits where the device has more compute units than row blocks.
   for (const char* t : {"NN", "TT"}) {
     run({32, 6, 3000, t[0], t[1], Lay::left, Lay::right, Lay::left, 0.9, 0.5, Dt::f32, seed += 3});
-    run({45, 3, 2000, t[0], t[1], Lay::right, Lay::left, Lay::left, -1.1, 0.0, Dt::f32, seed += 3});
+    run({45, 3, 2000, t[0], t[1], Lay::right, Lay::right, Lay::right, -1.1, 0.0, Dt::f32, seed += 3});
     run({16, 4, 3000, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.8, 0.0, Dt::f64, seed += 3});
   }
   // What this backend runs there: the multi-vector entry where its table lists one, split along K on

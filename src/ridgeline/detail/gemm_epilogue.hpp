@@ -63,6 +63,14 @@ KOKKOS_FORCEINLINE_FUNCTION std::int64_t tile_inside_origin(std::int64_t o0, int
   return (o0 - last) % align == 0 ? last : o0;
 }
 
+// The origin of the tile that a kernel computes from o0 (after tile_inside_origin): its own rows or columns
+// start there. Tile origins are multiples of the tile, and a moved one is not, so the kernel need not keep
+// the tile's own origin live through its K loop (the DMMA kernels run at their register limit: keeping it
+// spilled them, 2-5% slower, perf/results/2026-12-03-h200-8c18ba8/).
+KOKKOS_FORCEINLINE_FUNCTION constexpr std::int64_t tile_own_origin(std::int64_t o0, int tile) {
+  return (o0 + tile - 1) / tile * tile;
+}
+
 // T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
 template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {

@@ -290,9 +290,9 @@ struct GemmTeamAsync
     Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
 
     if (k_slices > 1) {
-      this->store_partial(acc, m0, n0, o, tile.slice, tile.m0, tile.n0);
+      this->store_partial(acc, m0, n0, o, tile.slice, tile_own_origin(m0, BM), tile_own_origin(n0, BN));
     } else {
-      this->store(acc, m0, n0, o, tile.m0, tile.n0);
+      this->store(acc, m0, n0, o, tile_own_origin(m0, BM), tile_own_origin(n0, BN));
     }
   }
 
