@@ -269,7 +269,9 @@ struct GemmTilesFp32FewColumns {
 // teams per SM would hold: with four, 1024^3 ran 2 slices at 0.87x one slice, 512^3 8 slices at 0.95x four.
 // The same tiles stage unaligned operands element by element under the same share of a wave (the second
 // wave_share_of entry below): the general entry's 64 x 128 tiles put 1021 x 1031 x 1033 in 144 tiles and
-// split K 2 for 264 slots, 0.66 of cuBLAS (e4e678c cliffs record). EDGE_EVIDENCE
+// split K 2 for 264 slots, 0.66 of cuBLAS (e4e678c cliffs record). On the small tiles, element-staged, with
+// their edge tiles moved inside (tile_inside_origin): 1.08-1.13x, 0.70-0.72 of cuBLAS, and 253x261x133 1.90x
+// (perf/results/2026-12-03-h200-8c18ba8/, -d222c2f/). The rest of its gap is 272 tiles for 264 slots.
 struct GemmTilesFp32Small {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
