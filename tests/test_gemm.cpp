@@ -1279,6 +1279,17 @@ struct HasWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> :
 template <class W>
 struct IsWaveShare : HasWaveShare<W> {};
 
+// Two tile rows of wave share W's big entry by as many tile columns as stay just under W's share of a
+// wave of its team slots (cu compute units), less `trim` rows and columns: {m, n}. One more tile column
+// of the big entry is past the share.
+template <class W>
+std::array<std::int64_t, 2> just_inside_share(std::int64_t cu, std::int64_t trim) {
+  using Big = typename W::big;
+  const std::int64_t slots = cu * Big::min_blocks;
+  const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;  // most tiles still inside
+  return {2 * Big::bm - trim, inside / 2 * Big::bn - trim};
+}
+
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
 // tile rows just under the entry's share of waves (small tiles) and one tile column more (past it), with
 // tails in M, N and K, every transpose pair, beta zero (C poisoned) and not. Then a product a few tiles
@@ -1291,9 +1302,8 @@ void sub_wave_products(Dt dt, std::uint64_t seed) {
   if constexpr (!std::is_void_v<W>) {
     if (cu > 0 && W::min_percent == 0) {
       using Big = typename W::big;
-      const std::int64_t slots = cu * Big::min_blocks;
-      const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;  // most tiles still inside
-      const std::int64_t m = 2 * Big::bm - 4, n = inside / 2 * Big::bn - 4, k = 68;
+      const auto [m, n] = just_inside_share<W>(cu, 4);
+      const std::int64_t k = 68;
       // The bounds at a K past any table's short-K small-tile entry (when::depth_at_most); plans only.
       EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
       EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
@@ -1325,25 +1335,28 @@ struct IsElementWaveShare : std::bool_constant<HasWaveShare<W>::value && !W::nee
 // bounds (odd leading dimensions, just inside and one tile column past), then products whose edge tiles
 // move back inside M and N by amounts that are no multiple of a packet, with tails in M, N and K, every
 // transpose pair, beta zero (C poisoned) and not, and a bit-identical rerun. Every table runs the products.
-TEST(Gemm, SubWaveUnalignedFloat) {
-  using W = typename FirstWhen<detail::GemmEntriesOf<Exec, float>, IsElementWaveShare>::type;
-  const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec());
+// (A template, so that `if constexpr` discards the bounds where the table has no such entry.)
+template <class T>
+void sub_wave_unaligned(Dt dt) {
+  using W = typename FirstWhen<detail::GemmEntriesOf<Exec, T>, IsElementWaveShare>::type;
+  const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, T>, Exec>::of(Exec());
   if constexpr (!std::is_void_v<W>) {
     if (cu > 0 && W::min_percent == 0) {
       using Big = typename W::big;
-      const std::int64_t slots = cu * Big::min_blocks;
-      const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;
-      const std::int64_t m = 2 * Big::bm - 3, n = inside / 2 * Big::bn - 3;
-      EXPECT_EQ(entry_of<float>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
-      EXPECT_NE(entry_of<float>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
+      const auto [m, n] = just_inside_share<W>(cu, 3);
+      EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
+      EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
     }
   }
   std::uint64_t seed = 9900;
   for (const auto& s : {std::array<std::int64_t, 3>{253, 261, 133}, std::array<std::int64_t, 3>{125, 67, 35}})
     for (const char* t : {"NN", "NT", "TN", "TT"})
       for (double beta : {0.0, 0.5})
-        run({s[0], s[1], s[2], t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, Dt::f32, seed += 3});
-  rerun_is_bit_identical<float>(253, 261, 1001, seed + 1);
+        run({s[0], s[1], s[2], t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, dt, seed += 3});
+  rerun_is_bit_identical<T>(253, 261, 1001, seed + 1);
+}
+TEST(Gemm, SubWaveUnalignedFloat) {
+  sub_wave_unaligned<float>(Dt::f32);
 }
 
 TEST(Gemm, SplitKRerunIsBitIdentical) {

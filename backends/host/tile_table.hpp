@@ -7,9 +7,11 @@
 // 1, which on host backends is the same per-thread arena, only without that advisory cap.
 #include <cstddef>
 #include <ridgeline/backends/host/micro_kernel.hpp>
+#include <ridgeline/backends/host/multi_vector_kernel.hpp>
 #include <ridgeline/detail/gemm_complex_as_real.hpp>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
+#include <type_traits>
 
 namespace ridgeline::backends::host {
 
@@ -51,6 +53,36 @@ struct GemmTilesComplex {
 // GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
 // are one AVX-512 fp32 vector, and four rows share each x load. No packets (vec = 1): the compiler
 // vectorizes unit-stride loops.
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+// Skinny N, 2 to 16 columns of C with op(A) rows-contiguous, on this backend's multi-vector kernel
+// (multi_vector_kernel.hpp): a team per two vectors of rows (32 fp32 or 16 fp64 rows), K blocks of 256
+// columns of A, passes of 8 columns of C (16 vector accumulators of the 32 AVX-512 registers).
+// Against the tile entry it replaced there, OpenBLAS in the same runs, two rounds on this VM's two Zen 5
+// cores (perf/results/2026-12-03-host-HOSTSHA/): 4096 x {2, 8, 16} x 4096 fp32 0.15-0.22 -> 2.2-3.3x
+// OpenBLAS, fp64 {4, 8, 16} columns 0.31-0.41 -> 1.8-2.0x, unaligned 4095 x 16 x 4095 0.21 -> 1.75x, at
+// 16-22 GB/s, a third of the copy bandwidth: each team walks 4096 columns of A 128 bytes at a time.
+template <class T>
+struct GemmMultiVectorTiles {
+  static constexpr int simd_bytes = 64, row_vectors = 2, col_block = 8, k_block = 256;
+  static constexpr int team_size = 1, vec = simd_bytes / int(sizeof(T)), unroll = 1;
+  static constexpr int max_vectors = 16, b_rows = 0;
+  static constexpr int bm = row_vectors * vec, bn = max_vectors, bk = k_block, tm = bm, tn = max_vectors;
+  static constexpr int vector_length = 1, stages = 1, min_blocks = 1, scratch_level = 0;
+  static constexpr const char* micro_kernel_name = "host-multi-vector";
+  static constexpr const char* staging_name = "op(B) read in place; A read once, vectors down its columns";
+  template <class ExecSpace, class U, class Acc, int kNV, bool kVec, class TC>
+  using multi_vector_kernel = MultiVectorKernel<ExecSpace, GemmMultiVectorTiles, U, Acc, kNV, kVec, TC>;
+};
+// The multi-vector entry of a real type T, or void (none: 16-bit inputs accumulate in float, which
+// the kernel's vector loads of A do not convert).
+template <class T>
+using MultiVectorEntryOf =
+    std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>, GemmMultiVectorTiles<T>, void>;
+#else
+template <class T>
+using MultiVectorEntryOf = void;
+#endif
+
 struct GemvRowsTiles {
   static constexpr int team_size = 1, vector_length = 1, rows = 512, unroll = 8, vec = 1, scratch_level = 0;
 };
@@ -73,21 +105,27 @@ struct Tiles {
   static constexpr const char* name = "host";
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
-  // One entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp).
-  // Complex types: the one complex entry, any strides (staging copies line by line, which vectorizes
-  // without packets).
+  // The tile entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp),
+  // after the multi-vector entry for skinny N where this compiler has the vector types. Complex types:
+  // the one complex entry, any strides (staging copies line by line, which vectorizes without packets).
   template <class T>
-  using gemm_entries =
+  using tile_entries =
       std::conditional_t<detail::is_complex_v<T>,
                          detail::GemmEntries<detail::GemmEntry<GemmTilesComplex, detail::when::any>>,
                          detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
                                              detail::GemmEntry<gemm<T>, detail::when::any>>>;
-  // Batched products (dispatch_batched.hpp): medium matrices run the one tile entry, each team a tile
-  // of one matrix, the batch spread over the cores.
+  template <class T>
+  using gemm_entries = std::conditional_t<
+      detail::is_complex_v<T>, tile_entries<T>,
+      detail::GemmEntries<detail::GemmEntry<MultiVectorEntryOf<T>, detail::when::columns_at_most<16>>,
+                          detail::GemmEntry<gemm<T>, detail::when::packets>,
+                          detail::GemmEntry<gemm<T>, detail::when::any>>>;
+  // Batched products (dispatch_batched.hpp): medium matrices run the tile entry, each team a tile of
+  // one matrix, the batch spread over the cores.
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
   template <class T>
-  using gemm_batched_entries = gemm_entries<T>;
+  using gemm_batched_entries = tile_entries<T>;
   // Complex products from 32 on (M, N and K) run as one real product on the real entries
   // (gemm_complex_as_real.hpp), the expansion held to 256 MiB (2048^3 complex<double> takes 128). The
   // tile sweep on this VM's two Zen 5 cores (perf/results/2026-12-02-host-7cf95a3/): as real ran

@@ -148,9 +148,9 @@ TileConfig describe_plan(const GemmPlan& plan) {
       t.team_size = Cfg::team_size, t.vector_length = 1, t.stages = 1, t.scratch_level = 0;
       // The staged rows of op(B) at the entry's most columns (fewer columns take less).
       t.scratch_bytes = static_cast<std::int64_t>(
-          GemmMultiVector<ExecSpace, Cfg, T, T, Cfg::max_vectors, true, T>::scratch_bytes());
+          MultiVectorKernelOf<ExecSpace, Cfg, T, T, Cfg::max_vectors, true, T>::type::scratch_bytes());
       t.micro_kernel = Cfg::micro_kernel_name;
-      t.staging = "op(B) in scratch; A read once, in packets down its columns";
+      t.staging = MultiVectorStaging<Cfg>::name;
       t.pipeline = "registers";
     } else if constexpr (E::When::role == GemmRole::multi_vector_dot) {
       // Not a tile kernel: rows per team x the most columns, K staged per pass of op(B); a group of

@@ -787,7 +787,8 @@ void launch_multi_vector(const ExecSpace& exec, KSplit split, const Strided2D<co
                          const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha, Acc beta) {
   const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
   const auto run = [&](auto nv, auto packets) {
-    using Kernel = GemmMultiVector<ExecSpace, Cfg, T, Acc, decltype(nv)::value, decltype(packets)::value, TC>;
+    using Kernel = typename MultiVectorKernelOf<ExecSpace, Cfg, T, Acc, decltype(nv)::value,
+                                                decltype(packets)::value, TC>::type;
     launch_multi_vector_kernel<Kernel, Cfg>(exec, split, a, b, c, alpha, beta,
                                             "ridgeline::gemm multi-vector");
   };

@@ -18,6 +18,7 @@
 // does for GEMM; the plan picks them (plan_multi_vector_split in gemm_plan.hpp).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/strided.hpp"
@@ -155,6 +156,30 @@ struct GemmMultiVector {
       }
     }
   }
+};
+
+// The kernel a multi-vector entry runs: its own, where it names one as a member template
+// multi_vector_kernel<ExecSpace, T, Acc, kNV, kVec, TC> (a backend's, shaped for its hardware: the host's
+// in backends/host/multi_vector_kernel.hpp), else GemmMultiVector above.
+template <class ExecSpace, class Cfg, class T, class Acc, int kNV, bool kVec, class TC, class = void>
+struct MultiVectorKernelOf {
+  using type = GemmMultiVector<ExecSpace, Cfg, T, Acc, kNV, kVec, TC>;
+};
+template <class ExecSpace, class Cfg, class T, class Acc, int kNV, bool kVec, class TC>
+struct MultiVectorKernelOf<
+    ExecSpace, Cfg, T, Acc, kNV, kVec, TC,
+    std::void_t<typename Cfg::template multi_vector_kernel<ExecSpace, T, Acc, kNV, kVec, TC>>> {
+  using type = typename Cfg::template multi_vector_kernel<ExecSpace, T, Acc, kNV, kVec, TC>;
+};
+
+// How the entry's kernel reads its operands, for reports: an entry with its own kernel may say.
+template <class Cfg, class = void>
+struct MultiVectorStaging {
+  static constexpr const char* name = "op(B) in scratch; A read once, in packets down its columns";
+};
+template <class Cfg>
+struct MultiVectorStaging<Cfg, std::void_t<decltype(Cfg::staging_name)>> {
+  static constexpr const char* name = Cfg::staging_name;
 };
 
 }  // namespace ridgeline::detail
