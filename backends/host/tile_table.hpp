@@ -58,7 +58,7 @@ struct GemmTilesComplex {
 // (multi_vector_kernel.hpp): a team per two vectors of rows (32 fp32 or 16 fp64 rows), K blocks of 256
 // columns of A, passes of 8 columns of C (16 vector accumulators of the 32 AVX-512 registers).
 // Against the tile entry it replaced there, OpenBLAS in the same runs, two rounds on this VM's two Zen 5
-// cores (perf/results/2026-12-03-host-HOSTSHA/): 4096 x {2, 8, 16} x 4096 fp32 0.15-0.22 -> 2.2-3.3x
+// cores (perf/results/2026-12-03-host-9abcb81/): 4096 x {2, 8, 16} x 4096 fp32 0.15-0.22 -> 2.2-3.3x
 // OpenBLAS, fp64 {4, 8, 16} columns 0.31-0.41 -> 1.8-2.0x, unaligned 4095 x 16 x 4095 0.21 -> 1.75x, at
 // 16-22 GB/s, a third of the copy bandwidth: each team walks 4096 columns of A 128 bytes at a time.
 template <class T>
