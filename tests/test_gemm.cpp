@@ -1279,15 +1279,19 @@ struct HasWaveShare<W, std::void_t<typename W::big, decltype(W::min_percent)>> :
 template <class W>
 struct IsWaveShare : HasWaveShare<W> {};
 
-// Two tile rows of wave share W's big entry by as many tile columns as stay just under W's share of a
-// wave of its team slots (cu compute units), less `trim` rows and columns: {m, n}. One more tile column
-// of the big entry is past the share.
-template <class W>
-std::array<std::int64_t, 2> just_inside_share(std::int64_t cu, std::int64_t trim) {
+// Wave share W's bounds on this table (cu compute units): two tile rows of W's big entry by as many tile
+// columns as stay just under W's share of a wave of its team slots, less `trim` rows and columns, plan
+// the small tiles; one more tile column of the big entry does not. Plans only, at a K past any table's
+// short-K small-tile entry (when::depth_at_most). Returns {m, n}.
+template <class T, class W>
+std::array<std::int64_t, 2> expect_share_bounds(std::int64_t cu, std::int64_t trim) {
   using Big = typename W::big;
   const std::int64_t slots = cu * Big::min_blocks;
   const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;  // most tiles still inside
-  return {2 * Big::bm - trim, inside / 2 * Big::bn - trim};
+  const std::int64_t m = 2 * Big::bm - trim, n = inside / 2 * Big::bn - trim;
+  EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
+  EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
+  return {m, n};
 }
 
 // Where the table's small-tile entry starts under one wave of its big entry's tiles: a product of two
@@ -1301,12 +1305,8 @@ void sub_wave_products(Dt dt, std::uint64_t seed) {
   const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, T>, Exec>::of(Exec());
   if constexpr (!std::is_void_v<W>) {
     if (cu > 0 && W::min_percent == 0) {
-      using Big = typename W::big;
-      const auto [m, n] = just_inside_share<W>(cu, 4);
+      const auto [m, n] = expect_share_bounds<T, W>(cu, 4);
       const std::int64_t k = 68;
-      // The bounds at a K past any table's short-K small-tile entry (when::depth_at_most); plans only.
-      EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
-      EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
       // Up to one wave, the products are small enough for the host reference (8 waves: see GemmDmma).
       if (W::max_percent <= 100)
         for (const char* t : {"NN", "NT", "TN", "TT"})
@@ -1342,10 +1342,7 @@ void sub_wave_unaligned(Dt dt) {
   const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, T>, Exec>::of(Exec());
   if constexpr (!std::is_void_v<W>) {
     if (cu > 0 && W::min_percent == 0) {
-      using Big = typename W::big;
-      const auto [m, n] = just_inside_share<W>(cu, 3);
-      EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
-      EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
+      expect_share_bounds<T, W>(cu, 3);
     }
   }
   std::uint64_t seed = 9900;

@@ -50,9 +50,6 @@ struct GemmTilesComplex {
   static constexpr const char* micro_kernel_name = "portable-complex";
 };
 
-// GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
-// are one AVX-512 fp32 vector, and four rows share each x load. No packets (vec = 1): the compiler
-// vectorizes unit-stride loops.
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
 // Skinny N, 2 to 16 columns of C with op(A) rows-contiguous, on this backend's multi-vector kernel
 // (multi_vector_kernel.hpp): a team per two vectors of rows (32 fp32 or 16 fp64 rows), K blocks of 256
@@ -83,6 +80,9 @@ template <class T>
 using MultiVectorEntryOf = void;
 #endif
 
+// GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
+// are one AVX-512 fp32 vector, and four rows share each x load. No packets (vec = 1): the compiler
+// vectorizes unit-stride loops.
 struct GemvRowsTiles {
   static constexpr int team_size = 1, vector_length = 1, rows = 512, unroll = 8, vec = 1, scratch_level = 0;
 };
