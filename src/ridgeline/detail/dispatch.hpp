@@ -415,18 +415,10 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
   if constexpr (PersistentCapable<Kernel>::value) {
     if (persistent) {
-      // A kernel of its own: its scratch limit is lifted and its carveout set for it, not for Kernel.
-      using P = GemmPersistentTeams<Kernel>;
-      P p;
+      GemmPersistentTeams<Kernel> p;
       static_cast<Kernel&>(p) = f;
-      const std::size_t lifted_p =
-          Kernel::scratch_bytes() > std::size_t(policy.scratch_size_max(Cfg::scratch_level))
-              ? TeamScratchLimit<Be, P, ExecSpace>::of(exec, Cfg::team_size)
-              : 0;
-      require_fits(policy, p, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
-                   describe_gemm_cfg<Cfg>(), lifted_p);
       Kokkos::parallel_for("ridgeline::gemm persistent", policy, p);
-      after_launch<P, Cfg>(exec);
+      after_launch<Kernel, Cfg>(exec);
       return;
     }
   }
