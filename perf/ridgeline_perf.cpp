@@ -142,7 +142,6 @@ std::string tile_config_string(const ridgeline::TileConfig& t) {
     << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging << " via " << t.pipeline;
   if (t.k_slices > 1) s << " split-K " << t.k_slices;
   if (t.peel_m > 0) s << " bulk " << t.peel_m << "x" << t.peel_n << " + peeled edges";
-  if (t.persistent_teams > 0) s << " persistent " << t.persistent_teams << " teams";
   return s.str();
 }
 

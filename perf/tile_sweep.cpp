@@ -800,10 +800,9 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
   const rd::GemmPlan chosen = rd::gemm_plan(Exec(), ac, bc);
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
   const auto show = [&](const char* what, const rd::GemmPlan& p, double s) {
-    std::printf(
-        "  %-12s %-10s peel %5lldx%-5lld slices %2d persistent %4d %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n",
-        rd::role_name(p.role), what, (long long)p.peel.m0, (long long)p.peel.n0, p.split.slices,
-        p.persistent_teams, s * 1e3, flops / s * 1e-9, base / s, rel_diff(C, ref));
+    std::printf("  %-12s %-8s peel %5lldx%-5lld slices %2d %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n",
+                rd::role_name(p.role), what, (long long)p.peel.m0, (long long)p.peel.n0, p.split.slices,
+                s * 1e3, flops / s * 1e-9, base / s, rel_diff(C, ref));
   };
   std::printf("gemm NN %lldx%lldx%lld %s: ridgeline::gemm (%s) %.3f ms %.1f GFLOP/s\n", (long long)m,
               (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32", rd::role_name(chosen.role),
@@ -847,18 +846,6 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
       }
       const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
       show(peel ? "" : "no peel", plan, s);
-      // Persistent teams, 1 to 4 per SM (asynchronous entries; the others ignore them), and none.
-      bool async = false;
-      L::visit(i, [&](auto e) { async = rd::AsyncEntry<typename decltype(e)::Cfg>::value; });
-      if (plan.split.slices > 1 || !async) continue;
-      const std::int64_t cu = rd::ComputeUnits<Be, Exec>::of(Exec());
-      for (int per_cu = 0; per_cu <= 4; ++per_cu) {
-        rd::GemmPlan alt = plan;
-        alt.persistent_teams = static_cast<int>(per_cu * cu);
-        if (alt.persistent_teams == plan.persistent_teams) continue;
-        const double sa = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), alt, ac, bc, c, T(1), T(0)); });
-        show(peel ? "persistent" : "no peel, p", alt, sa);
-      }
     }
     for (int want : slices) {
       rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);

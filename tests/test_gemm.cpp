@@ -751,53 +751,6 @@ TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
   EXPECT_GT(plan.split.slices, 1);
 }
 
-// Persistent teams: an entry that names them per compute unit runs a whole product of more tiles than
-// that many teams on exactly that many; never split K, never with the device unknown, never for an entry
-// that names none; a peeled plan decides on its bulk's tiles. Every entry of this backend's table that
-// names them has a kernel that runs them (asynchronous staging), in every operand orientation.
-struct PlanPersistent {
-  static constexpr int bm = 64, bn = 64, bk = 16, min_blocks = 3, stages = 3;
-  static constexpr int persistent_teams_per_cu = 3;
-};
-template <class T>
-void persistent_entries_can_run_them() {
-  using L = detail::GemmEntriesOf<Exec, T>;
-  for (int i = 0; i < L::size; ++i) {
-    L::visit(i, [&](auto e) {
-      using Cfg = typename decltype(e)::Cfg;
-      if constexpr (detail::PersistentTeamsPerCu<Cfg>::value > 0) {
-        EXPECT_TRUE((detail::PersistentCapable<detail::GemmKernelFor<Exec, Cfg, T, true, true, true>>::value &&
-                     detail::PersistentCapable<detail::GemmKernelFor<Exec, Cfg, T, false, false, true>>::value &&
-                     detail::PersistentCapable<detail::GemmKernelFor<Exec, Cfg, T, true, false, true>>::value &&
-                     detail::PersistentCapable<detail::GemmKernelFor<Exec, Cfg, T, false, true, true>>::value))
-            << "entry " << i << " names persistent teams its kernel cannot run";
-      }
-    });
-  }
-}
-TEST(GemmPlan, PersistentTeams) {
-  const detail::GemmEntryParams p =
-      detail::entry_params<detail::GemmEntry<PlanPersistent, detail::when::packets>>();
-  EXPECT_EQ(p.persistent_teams, 3);
-  // 4096^2 in 64 x 64 tiles: 4096 tiles for 396 teams.
-  EXPECT_EQ(detail::plan_persistent_teams(p, 4096, 4096, {1, 64}, 132), 396);
-  EXPECT_EQ(detail::plan_persistent_teams(p, 4096, 4096, {2, 32}, 132), 0);   // split K
-  EXPECT_EQ(detail::plan_persistent_teams(p, 4096, 4096, {1, 64}, 0), 0);     // device unknown
-  EXPECT_EQ(detail::plan_persistent_teams(p, 22 * 64, 18 * 64, {1, 64}, 132), 0);  // 396 tiles: one each
-  EXPECT_EQ(detail::plan_persistent_teams(p, 22 * 64, 18 * 64 + 1, {1, 64}, 132), 396);  // 418 tiles
-  detail::GemmEntryParams none = p;
-  none.persistent_teams = 0;
-  EXPECT_EQ(detail::plan_persistent_teams(none, 4096, 4096, {1, 64}, 132), 0);
-  detail::GemmPlan plan;
-  detail::plan_peel_and_split(plan, p, 4096, 4096, 64, 132, 8);
-  EXPECT_EQ(plan.split.slices, 1);
-  EXPECT_EQ(plan.persistent_teams, 396);
-  detail::plan_peel_and_split(plan, p, 1024, 1024, 1024, 132, 8);  // 256 tiles: split K instead
-  EXPECT_EQ(plan.persistent_teams, 0);
-  persistent_entries_can_run_them<float>();
-  persistent_entries_can_run_them<double>();
-}
-
 // The multi-vector split: enough row blocks x slices for the teams asked for, slices at least
 // min_depth deep and whole unroll steps, at most max_slices, one where the partials pass the workspace limit.
 TEST(GemmPlan, MultiVectorSplit) {
@@ -1688,7 +1641,7 @@ template <int kBm, int kBn, int kWm, int kWn, int kStages, bool kAsync, bool kSt
 struct DmmaTiles : AsyncStagingOf<kAsync> {
   static constexpr bool steady_loop = kSteady, copies_after_products = kCopiesAfter;
   static constexpr bool fragments_across_steps = kAcross;
-  static constexpr int dmma_k = kK, persistent_teams_per_cu = 1;  // launched directly: any league
+  static constexpr int dmma_k = kK;
   static constexpr int bm = kBm, bn = kBn, bk = kBk;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
@@ -1702,10 +1655,8 @@ struct DmmaTiles : AsyncStagingOf<kAsync> {
 // C = 0.7 op(A) op(B) - 0.4 C through kernel Cfg, with op(A) m- or k-contiguous (kAFastM) and op(B)
 // n- or k-contiguous (kBFastN). The operands are sub-views of buffers whose leading dimension is rounded up
 // to 16 bytes, so every line starts 16-byte aligned (packets) while m, n, k stay odd. T: A and B; TC: C.
-// persistent_teams > 0: the kernel runs that many persistent teams (fewer than the tiles), and its C must
-// also equal, bit for bit, the same launch with a team per tile.
 template <class Cfg, bool kAFastM, bool kBFastN, class T = double, class TC = T>
-void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed, int persistent_teams = 0) {
+void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t seed) {
   using Plain = detail::GemmKernelFor<Exec, Cfg, T, kAFastM, kBFastN, false, TC>;
   using Kernel = detail::GemmKernelFor<Exec, Cfg, T, kAFastM, kBFastN, Plain::vector_capable, TC>;
   using S = detail::AccumulatorType<T>;
@@ -1726,24 +1677,8 @@ void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
   ASSERT_EQ(detail::rows_contiguous(ac_), kAFastM);
   ASSERT_EQ(detail::rows_contiguous(bc_), !kBFastN);
   if (detail::AsyncEntry<Cfg>::value) ASSERT_TRUE(detail::packet_staging_applies<Kernel>(ac_, bc_));
-  if (persistent_teams > 0) {
-    ASSERT_TRUE(detail::PersistentCapable<Kernel>::value);
-    ASSERT_LT(persistent_teams, detail::tiles_of(m, n, Cfg::bm, Cfg::bn));
-    auto C1 = make_matrix<TC, Kokkos::LayoutLeft>("C1", m, n);
-    Kokkos::deep_copy(C1, C);
-    detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C1, detail::Trans::N), S(0.7), S(-0.4),
-                                detail::KSplit{1, k});
-    detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), S(0.7), S(-0.4),
-                                detail::KSplit{1, k}, persistent_teams);
-    Kokkos::fence();
-    const auto h1 = to_host(C1), h2 = to_host(C);
-    EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(h1.v[0])), 0)
-        << "persistent " << persistent_teams << " teams against a team per tile, kAFastM=" << kAFastM
-        << " kBFastN=" << kBFastN << " " << m << "x" << n << "x" << k;
-  } else {
-    detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), S(0.7), S(-0.4),
-                                detail::gemm_k_split<Kernel>(Exec(), m, n, k));
-  }
+  detail::launch_gemm<Kernel>(Exec(), ac_, bc_, detail::strided_op(C, detail::Trans::N), S(0.7), S(-0.4),
+                              detail::gemm_k_split<Kernel>(Exec(), m, n, k));
   Kokkos::fence();
   const Tolerance tol = tolerance_of<T, TC>();
   const auto want =
@@ -1754,28 +1689,16 @@ void run_mma_tiles(std::int64_t m, std::int64_t n, std::int64_t k, std::uint64_t
 }
 
 // Every orientation (A m- or k-contiguous, B n- or k-contiguous) of each M x N x K shape, seeds
-// counting on from `seed`; persistent_teams as in run_mma_tiles.
+// counting on from `seed`.
 template <class Cfg, class T, class TC, std::size_t kShapes>
-void run_mma_tiles_every_orientation(const std::array<std::int64_t, 3> (&shapes)[kShapes], std::uint64_t seed,
-                                     int persistent_teams = 0) {
+void run_mma_tiles_every_orientation(const std::array<std::int64_t, 3> (&shapes)[kShapes],
+                                     std::uint64_t seed) {
   for (const auto& s : shapes) {
-    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3, persistent_teams);
-    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3, persistent_teams);
-    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3, persistent_teams);
-    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3, persistent_teams);
+    run_mma_tiles<Cfg, true, false, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, true, true, T, TC>(s[0], s[1], s[2], seed += 3);
+    run_mma_tiles<Cfg, false, false, T, TC>(s[0], s[1], s[2], seed += 3);
   }
-}
-
-// Persistent teams (GemmTeamAsync::run_persistent) on tiles of Cfg: 3 x 3 tiles with tails in M and N
-// (edge tiles moved inside) of five whole 16-deep K steps and a tail (71x37x83 on 32x16 tiles); the same
-// tiles of a single partial step, so the copies run ahead through several tiles; 5 x 5 tiles of 2.5 steps.
-// One team takes every tile, two take 5 and 4 (13 and 12), three 3 each (9, 8 and 8).
-template <class Cfg, class T, class TC>
-void run_mma_tiles_persistent(std::uint64_t seed) {
-  constexpr std::int64_t bm = Cfg::bm, bn = Cfg::bn;
-  const std::array<std::int64_t, 3> shapes[] = {
-      {3 * bm - 25, 3 * bn - 11, 83}, {3 * bm - 25, 3 * bn - 11, 5}, {5 * bm - 10, 4 * bn + 6, 40}};
-  for (int teams : {1, 2, 3}) run_mma_tiles_every_orientation<Cfg, T, TC>(shapes, seed += 40, teams);
 }
 
 #if RIDGELINE_TEST_DMMA_TILES
@@ -1824,16 +1747,6 @@ TEST(GemmDmma, SliceLoopEntryTiles) {
 TEST(GemmDmma, SmallTileEntry) {
   run_dmma_tiles_all<backends::cuda::GemmTilesFp64DmmaSmall>();
 }
-
-TEST(GemmDmma, PersistentTeamsThreeStages) {
-  run_mma_tiles_persistent<DmmaTiles<32, 16, 16, 8, 3, true>, double, double>(9800);
-}
-TEST(GemmDmma, PersistentTeamsSteadyLoopCopiesAfter) {
-  run_mma_tiles_persistent<DmmaTiles<32, 16, 16, 8, 4, true, true, true>, double, double>(9900);
-}
-TEST(GemmDmma, PersistentTeamsSmallTileEntry) {
-  run_mma_tiles_persistent<backends::cuda::GemmTilesFp64DmmaSmall, double, double>(10000);
-}
 #endif  // RIDGELINE_TEST_DMMA_TILES
 
 // The small-tile entry through ridgeline::gemm, on a shape this device runs on it: three tile rows of
@@ -1862,51 +1775,6 @@ TEST(GemmDmma, SmallTileEntryThroughGemm) {
   rerun_is_bit_identical<double>(m, n, k, 9450);
 }
 
-// Persistent teams through ridgeline::gemm where this table plans them for fp64: a short product of more
-// tiles than the planned teams, with tails in M, N and K, every transpose pair, beta zero (C poisoned) and
-// not; C bit-identical to the same plan on a team per tile, and to the reference.
-TEST(GemmDmma, PersistentTeamsThroughGemm) {
-  const std::int64_t m = 1300, n = 1302, k = 38;
-  std::uint64_t seed = 10200;
-  for (const char* t : {"NN", "NT", "TN", "TT"}) {
-    for (double beta : {0.0, 0.5}) {
-      const bool at = t[0] == 'T', bt = t[1] == 'T';
-      auto A = make_matrix<double, Kokkos::LayoutLeft>("A", at ? k : m, at ? m : k);
-      auto B = make_matrix<double, Kokkos::LayoutLeft>("B", bt ? n : k, bt ? k : n);
-      auto C = make_matrix<double, Kokkos::LayoutLeft>("C", m, n);
-      auto C1 = make_matrix<double, Kokkos::LayoutLeft>("C1", m, n);
-      fill_random(A, seed += 3), fill_random(B, seed + 1);
-      if (beta == 0.0) {
-        fill_value(C, poison<double>());
-      } else {
-        fill_random(C, seed + 2);
-      }
-      Kokkos::deep_copy(C1, C);
-      const HostMatrix hC0 = to_host(C);
-      const auto a = detail::strided_op(A, at ? detail::Trans::T : detail::Trans::N);
-      const auto b = detail::strided_op(B, bt ? detail::Trans::T : detail::Trans::N);
-      const detail::Strided2D<const double> ac{a.data, a.rows, a.cols, a.rs, a.cs},
-          bc{b.data, b.rows, b.cols, b.rs, b.cs};
-      const detail::GemmPlan plan = detail::gemm_plan(Exec(), ac, bc);
-      EXPECT_GT(plan.persistent_teams, 0) << t;
-      EXPECT_EQ(gemm_tile_config(Exec(), std::string(1, t[0]).c_str(), std::string(1, t[1]).c_str(), A, B)
-                    .persistent_teams,
-                plan.persistent_teams);
-      detail::GemmPlan each = plan;
-      each.persistent_teams = 0;
-      detail::run_gemm_plan(Exec(), plan, ac, bc, detail::strided_op(C, detail::Trans::N), 0.7, beta);
-      detail::run_gemm_plan(Exec(), each, ac, bc, detail::strided_op(C1, detail::Trans::N), 0.7, beta);
-      Kokkos::fence();
-      const HostMatrix h = to_host(C), h1 = to_host(C1);
-      EXPECT_EQ(std::memcmp(h.v.data(), h1.v.data(), h.v.size() * sizeof(double)), 0) << t << " beta " << beta;
-      const Tolerance tol = tolerance_of<double, double>();
-      EXPECT_TRUE(matches(h, reference_gemm(transpose_if(to_host(A), at), transpose_if(to_host(B), bt), hC0, 0.7,
-                                            beta, tol.acc, tol.out)))
-          << t << " beta " << beta;
-    }
-  }
-}
-
 // The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet
 // entry, and a bit-identical rerun of it.
 TEST(GemmDmma, TableEntriesSplitKAndRerun) {
@@ -1926,7 +1794,6 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
 template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages, bool kAsync, bool kSteady = false>
 struct HmmaTiles : AsyncStagingOf<kAsync> {
   static constexpr bool steady_loop = kSteady, copies_after_products = kSteady;
-  static constexpr int persistent_teams_per_cu = 1;  // launched directly: any league
   static constexpr int bm = kBm, bn = kBn, bk = kBk;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
@@ -1969,9 +1836,6 @@ TEST(GemmHmma, AsyncStagingSteadyLoopHalfToFloat) {
 }
 TEST(GemmHmma, AsyncStagingWideWarpsHalfToFloat) {
   run_hmma_tiles_all<HmmaAsyncWide, half_t, float>();
-}
-TEST(GemmHmma, PersistentTeamsSteadyLoopBf16ToFloat) {
-  run_mma_tiles_persistent<HmmaAsyncSteady, bhalf_t, float>(10100);
 }
 
 // The table's 16-bit entries through ridgeline::gemm: the tensor-core micro-kernel on both paths,

@@ -170,9 +170,7 @@ struct DmmaAcrossEntry : DmmaAsyncEntry<Self, kBm, kBn, kWarpM, kWarpN, kStages,
 // put its DP tensor pipe at 83% busy (this entry 81.5%, cuBLAS 97.7%) on 10% more instructions, and
 // under the board's 700 W cap the extra issue and register traffic cost what the pipe gained. This
 // entry stays; the slice loop is a candidate for k-contiguous op(A) (TN, TT).
-struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {
-  static constexpr int persistent_teams_per_cu = 2;
-};
+struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to
 // 4 (fp64) columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or
@@ -319,7 +317,6 @@ struct GemmTilesFp32Small {
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
-  static constexpr int persistent_teams_per_cu = 3;
 };
 
 // fp64 products of 5 to 16 columns (past the multi-vector entry's 4) with packets: 64x32x16 DMMA tiles,

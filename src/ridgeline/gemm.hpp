@@ -175,7 +175,6 @@ TileConfig describe_plan(const GemmPlan& plan) {
   t.k_slices = plan.split.slices;
   t.peel_m = plan.peel.m0, t.peel_n = plan.peel.n0;
   t.transposed = plan.transposed;
-  t.persistent_teams = plan.persistent_teams;
   return t;
 }
 

@@ -31,8 +31,6 @@ struct TileConfig {
   // The product ran transposed, C^T = op(B)^T op(A)^T (skinny M on a multi-vector entry); the fields
   // above describe that product.
   bool transposed = false;
-  // Persistent teams: the league's size, each team computing every such tile in turn (0: a team per tile).
-  int persistent_teams = 0;
   // A complex product that runs as one real product (gemm_complex_as_real.hpp): how, e.g. "op(A)
   // expanded, op(B) read as reals in place, real 16384x8192x16384 product"; the fields above then
   // describe that real product's plan. Empty otherwise.

@@ -367,22 +367,11 @@ Acc* lease_partials(WorkspaceLease<ExecSpace>& lease, KSplit split, std::int64_t
   }
 }
 
-// Kernels that run persistent teams (GemmPersistentTeams): those that can (GemmTeamAsync::persistent_capable)
-// of entries that name persistent_teams_per_cu; only those compile the persistent kernel.
-template <class Kernel, class = void>
-struct PersistentCapable : std::false_type {};
-template <class Kernel>
-struct PersistentCapable<Kernel, std::void_t<decltype(Kernel::persistent_capable)>>
-    : std::bool_constant<Kernel::persistent_capable &&
-                         (PersistentTeamsPerCu<typename Kernel::config>::value > 0)> {};
-
 // Launches Kernel on C = alpha * op(A) * op(B) + beta * C, in split.slices K slices (the plan's
-// split; without room for the partials in the workspace, one). persistent_teams > 0 (the plan's,
-// without split K): a league of that many teams, each computing every persistent_teams-th tile, where
-// the kernel can and there are more tiles than that.
+// split; without room for the partials in the workspace, one).
 template <class Kernel, class ExecSpace, class T, class TC, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split, int persistent_teams = 0) {
+                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split) {
   using Cfg = typename Kernel::config;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm;
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
@@ -400,10 +389,7 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
     params_lease.emplace(lease_workspace(exec));
     f.bind_device_params(params_lease->put(WorkSlot::kernel_params, &host, 1));
   }
-  const int tiles = static_cast<int>(tiles_m * tiles_n);
-  const bool persistent = PersistentCapable<Kernel>::value && split.slices <= 1 && persistent_teams > 0 &&
-                          persistent_teams < tiles;
-  typename Kernel::policy_type policy(exec, persistent ? persistent_teams : tiles, Cfg::team_size,
+  typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
                                       Cfg::vector_length);
   using Be = typename BackendFor<ExecSpace>::type;
   const std::size_t lifted =
@@ -413,15 +399,6 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   require_fits(policy, f, Cfg::scratch_level, Kernel::scratch_bytes(), Cfg::team_size, "gemm",
                describe_gemm_cfg<Cfg>(), lifted);
   policy.set_scratch_size(Cfg::scratch_level, Kokkos::PerTeam(Kernel::scratch_bytes()));
-  if constexpr (PersistentCapable<Kernel>::value) {
-    if (persistent) {
-      GemmPersistentTeams<Kernel> p;
-      static_cast<Kernel&>(p) = f;
-      Kokkos::parallel_for("ridgeline::gemm persistent", policy, p);
-      after_launch<Kernel, Cfg>(exec);
-      return;
-    }
-  }
   if (split.slices > 1) {
     // The partials live in the instance's workspace, held until both kernels are enqueued.
     auto lease = lease_workspace(exec);
@@ -945,7 +922,7 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
       }
     } else {
       with_entry_kernel<ExecSpace, T, TC, E>(a_m, b_n, [&](auto kernel) {
-        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split, plan.persistent_teams);
+        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split);
       });
     }
   });

@@ -176,7 +176,6 @@ struct GemmEntryParams {
   bool needs_packets = false;
   int min_slice_steps = 16, max_slices = 16, split_teams = 1;
   int deep_split_teams = 0, deep_slice_steps = 0;  // 0: no deep split
-  int persistent_teams = 0;                         // per compute unit (Cfg::persistent_teams_per_cu); 0: none
 };
 template <class Cfg, class = void>
 struct DeepSplit {
@@ -201,11 +200,6 @@ struct MaxSlices : std::integral_constant<int, 16> {};
 template <class Cfg>
 struct MaxSlices<Cfg, std::void_t<decltype(Cfg::max_slices)>> : std::integral_constant<int, Cfg::max_slices> {
 };
-template <class Cfg, class = void>
-struct PersistentTeamsPerCu : std::integral_constant<int, 0> {};
-template <class Cfg>
-struct PersistentTeamsPerCu<Cfg, std::void_t<decltype(Cfg::persistent_teams_per_cu)>>
-    : std::integral_constant<int, Cfg::persistent_teams_per_cu> {};
 // A tile configuration's numbers alone (role general, no packets), for kernels launched directly.
 template <class Cfg>
 GemmEntryParams tile_params() {
@@ -213,7 +207,6 @@ GemmEntryParams tile_params() {
   p.min_slice_steps = MinSliceSteps<Cfg>::value, p.max_slices = MaxSlices<Cfg>::value;
   p.split_teams = SplitTeams<Cfg>::value;
   p.deep_split_teams = DeepSplit<Cfg>::teams, p.deep_slice_steps = DeepSplit<Cfg>::steps;
-  p.persistent_teams = PersistentTeamsPerCu<Cfg>::value;
   return p;
 }
 template <class E>
@@ -423,22 +416,7 @@ struct GemmPlan {
   KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
   PeelPlan peel;                        // the bulk that runs alone; its remainders are planned as
                                         // products of their own when they run
-  int persistent_teams = 0;             // the league of persistent teams (0: a team per tile or slice)
 };
-
-// ---- persistent teams -------------------------------------------------------------------------
-// A team per tile waits, in every tile, for its first K steps' copies before its products start, and
-// its epilogue's stores follow its last products; teams that start together (a wave) wait together. Where
-// an entry names persistent_teams_per_cu (asynchronous staging only: GemmTeamAsync::run_persistent), a
-// whole product (one K slice) of more tiles than that many teams per compute unit runs on exactly that
-// many teams, each computing every league-th tile with its copies running ahead across tile boundaries.
-// The tiles and their arithmetic are the same, so results are bit-identical to a team per tile.
-inline int plan_persistent_teams(const GemmEntryParams& p, std::int64_t m, std::int64_t n, KSplit split,
-                                 std::int64_t compute_units) {
-  if (p.persistent_teams <= 0 || compute_units <= 0 || split.slices > 1) return 0;
-  const std::int64_t teams = compute_units * p.persistent_teams;
-  return tiles_of(m, n, p.bm, p.bn) > teams ? static_cast<int>(teams) : 0;
-}
 
 // The rest of a plan once its entry is chosen: the peel (packet entries with more than one stage) and
 // the K split of what the entry runs. compute units and acc_bytes as above.
@@ -455,9 +433,8 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
   if (p.role == GemmRole::packets && p.stages > 1)
     plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, compute_units * p.min_blocks);
   const bool peeled = plan.peel.m0 > 0;
-  const std::int64_t bulk_m = peeled ? plan.peel.m0 : m, bulk_n = peeled ? plan.peel.n0 : n;
-  plan.split = plan_k_split(p, bulk_m, bulk_n, k, compute_units, acc_bytes);
-  plan.persistent_teams = plan_persistent_teams(p, bulk_m, bulk_n, plan.split, compute_units);
+  plan.split =
+      plan_k_split(p, peeled ? plan.peel.m0 : m, peeled ? plan.peel.n0 : n, k, compute_units, acc_bytes);
 }
 
 }  // namespace ridgeline::detail

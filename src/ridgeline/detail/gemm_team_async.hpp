@@ -10,10 +10,6 @@
 //     micro-kernel mac on step kt's buffer (every thread; warp-level kernels need whole warps)
 //   epilogue (gemm_epilogue.hpp)
 //
-// With persistent teams (run_persistent) a team computes several tiles, and the loop above runs over
-// all their K steps as one sequence: the copies of the next tile's first steps are issued while this
-// tile's last steps multiply, and the epilogue (registers and C only) runs between two steps.
-//
 // One barrier per K step; it also tells every thread that the buffer it is about to refill is no
 // longer read. A micro-kernel whose products outlive mac_in (MK::kInFlight > 0: wgmma) keeps
 // kInFlight more steps between a buffer's read and its refill, so S - 1 - kInFlight steps are in
@@ -248,11 +244,6 @@ struct GemmTeamAsync
     }
   }
 
-  // Persistent teams (GemmPlan::persistent_teams; GemmPersistentTeams below): a league smaller than the
-  // tiles, rank r computing tiles r, r + L, r + 2 L, ... (L the league size) through one copy pipeline.
-  // Not for micro-kernels whose products outlive mac_in or the slice-at-a-time loop, nor split K.
-  static constexpr bool persistent_capable = !kAcross && !ProductsFirstOf<Cfg>::value && kInFlight == 0;
-
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const { run(team, team.league_rank()); }
 
   // The tile of league rank `rank` (a batched league passes each matrix's own rank).
@@ -303,92 +294,6 @@ struct GemmTeamAsync
     } else {
       this->store(acc, m0, n0, o, tile_own_origin(m0, BM), tile_own_origin(n0, BN));
     }
-  }
-
-  // Where tile `rank` (no split K) loads from, tile_inside_origin as in run, and how many of its K steps
-  // copy as whole interior steps.
-  struct PersistentTile {
-    std::int64_t m0, n0;
-    int nk_full;
-  };
-  KOKKOS_FORCEINLINE_FUNCTION PersistentTile persistent_tile(int rank, int c_align) const {
-    const auto tile = GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, 1, 0, a.cols);
-    const std::int64_t m0 =
-        tile_inside_origin(tile.m0, BM, a.rows, kAFastM && kVecW > c_align ? kVecW : c_align);
-    const std::int64_t n0 = tile_inside_origin(tile.n0, BN, b.cols, kBFastN ? kVecW : 1);
-    const bool interior = m0 + BM <= a.rows && n0 + BN <= b.cols;
-    return {m0, n0, interior ? static_cast<int>(a.cols / BK) : 0};
-  }
-
-  // Persistent teams: the team's tiles one after another as one sequence of K steps, so the copies run
-  // kAhead steps ahead across tile boundaries: the next tile's first steps land while this one's last
-  // steps multiply and its epilogue stores (which touches no scratch). The stage ring, the wait and the
-  // barrier per step are k_loop's; after a tile's last step the epilogue stores it and the accumulators
-  // start again from zero. A short product (4096 x 4096 x 64 fp64: four K steps per tile) otherwise
-  // waits for its first steps' copies and then for its stores in every tile.
-  KOKKOS_FORCEINLINE_FUNCTION void run_persistent(const member_type& team) const {
-    const int league = team.league_size(), tiles = tiles_m * tiles_n;
-    int rank = team.league_rank();  // the tile whose products run
-    if (rank >= tiles) return;
-    auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
-    // kStages x (BK, BM+pad) or (BM, BK+pad), or BM x BK in the micro-kernel's layout
-    T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));
-    // kStages x (BK, BN+pad) or (BN, BK+pad), or BN x BK in the micro-kernel's layout
-    T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileB::kElems, TileB::kAlign));
-    const int t = team.team_rank();
-    const int c_align = c_packet_capable && c_packets ? kCV : 1;
-    const std::int64_t k = a.cols;
-    const int nk = static_cast<int>((k + BK - 1) / BK);
-    const int total = (tiles - rank + league - 1) / league * nk;  // this team's K steps, all tiles
-    // The copies' place: tile in_rank, its K step in_kt.
-    int in_rank = rank, in_kt = 0;
-    PersistentTile in = persistent_tile(in_rank, c_align);
-    const auto issue_next = [&](int stage) {
-      const std::int64_t k0 = std::int64_t(in_kt) * BK;
-      T* as = As + stage * TileA::kElems;
-      T* bs = Bs + stage * TileB::kElems;
-      if (in_kt < in.nk_full) {
-        issue<false>(t, in.m0, in.n0, k0, k, as, bs);
-      } else {
-        issue<true>(t, in.m0, in.n0, k0, k, as, bs);
-      }
-      if (++in_kt == nk) {
-        in_kt = 0, in_rank += league;
-        if (in_rank < tiles) in = persistent_tile(in_rank, c_align);
-      }
-    };
-    RIDGELINE_UNROLL
-    for (int s = 0; s < kAhead; ++s) {
-      if (s < total) issue_next(s);
-      Copy::commit();  // empty groups keep the count that wait<> relies on
-    }
-    const Owner o = MK::owner(t);
-    typename MK::Accumulator acc;
-    MK::zero(acc);
-    int read = 0, write = kAhead, kt = 0;  // the stages of step g and g + kAhead; g's K step in its tile
-    for (int g = 0; g < total; ++g) {
-      Copy::template wait<kAhead - 1>();
-      team.team_barrier();
-      if constexpr (!kCopiesAfter) {
-        if (g + kAhead < total) issue_next(write);
-        Copy::commit();
-      }
-      MK::template mac_in<LayoutA, LayoutB>(acc, As + read * TileA::kElems, Bs + read * TileB::kElems, o);
-      if constexpr (kCopiesAfter) {
-        if (g + kAhead < total) issue_next(write);
-        Copy::commit();
-      }
-      read = read + 1 == kStages ? 0 : read + 1;
-      write = write + 1 == kStages ? 0 : write + 1;
-      if (++kt == nk) {
-        // The origin again rather than kept live through the loop (registers; tile_own_origin).
-        const PersistentTile own = persistent_tile(rank, c_align);
-        this->store(acc, own.m0, own.n0, o, tile_own_origin(own.m0, BM), tile_own_origin(own.n0, BN));
-        MK::zero(acc);
-        kt = 0, rank += league;
-      }
-    }
-    Copy::template wait<0>();  // nothing may still write this team's scratch when it ends
   }
 
   // The slice-at-a-time K loop (fragments_across_steps, above). The micro-kernel keeps two fragment
@@ -540,18 +445,6 @@ struct GemmTeamAsync
       write = write + 1 == kStages ? 0 : write + 1;
     }
     if constexpr (kInFlight > 0) MK::drain(acc);
-  }
-};
-
-// An asynchronous kernel run as persistent teams (run_persistent): a kernel of its own, so that the
-// kernel of a team per tile keeps its registers. As a run-time branch in one kernel, the persistent path
-// gave the 128x64 DMMA kernels 255 registers and 16-byte stacks where they had 249-254 and none
-// (cuobjdump -res-usage of instances_f64.cpp.o).
-template <class Kernel>
-struct GemmPersistentTeams : Kernel {
-  static_assert(Kernel::persistent_capable, "persistent teams need a kernel that can run them");
-  KOKKOS_INLINE_FUNCTION void operator()(const typename Kernel::member_type& team) const {
-    this->run_persistent(team);
   }
 };
 
