@@ -142,6 +142,15 @@ Strided2D<const typename Z::value_type> expand_complex(const ExecSpace& exec, co
   const std::int64_t F = rows_fast ? x.rows : x.cols, S = rows_fast ? x.cols : x.rows;
   require_int_range(S, "lines of the expanded complex operand", "gemm");
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  // alpha conj(v) is conj(conj(alpha) v): the conjugations (exact) go around one product whose operands
+  // are only loaded, and the last one is a multiply by a run-time sign rather than a branch, so that the
+  // compiler has one product to compile and 'C' and 'T' of the conjugated matrix expand to the same bits.
+  // With alpha times a negated load (and with a branch on the sign), GCC fused different terms of the
+  // product in the two cases on Kokkos::Serial: ComplexGemm.ConjTransposeIsTransposeOfConjugate differed by
+  // up to 70 ulps.
+  const Z a = x.conj ? Z(alpha.real(), -alpha.imag()) : alpha;
+  // conjugate the product where exactly one of op(A)'s conjugation and the row expansion asks for it
+  const R sign = x.conj != !rows_fast ? R(-1) : R(1);
   Kokkos::parallel_for(
       "ridgeline::gemm complex as real: expand", Policy(exec, static_cast<int>(S), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename Policy::member_type& team) {
@@ -149,9 +158,9 @@ Strided2D<const typename Z::value_type> expand_complex(const ExecSpace& exec, co
         Z* even = d + 2 * s * ld;  // line 2s, then line 2s + 1
         Z* odd = even + ld;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F), [&](const std::int64_t f) {
-          Z z = alpha * conj_if(rows_fast ? x(f, s) : x(s, f), x.conj);
-          if (!rows_fast) z = Z(z.real(), -z.imag());
-          even[f] = z;                      // column 2k: z; row 2i: conj(z)
+          Z z = a * (rows_fast ? x(f, s) : x(s, f));
+          z = Z(z.real(), sign * z.imag());
+          even[f] = z;                      // column 2k: alpha op(A); row 2i: its conjugate
           odd[f] = Z(-z.imag(), z.real());  // i times it
         });
       });
