@@ -371,8 +371,8 @@ inline KSplit multi_vector_split(const GemmEntryParams& p, std::int64_t m, std::
 // (perf/results/2026-12-01-h200-8b41f47/h200-2026-12-01-8b41f47-streamk- sweep.txt; the first version also
 // spilled, -8b41f47-streamk-ptxas.txt). Persistent teams (a league of two or three teams per SM, each
 // computing every league-th tile with its copies running ahead across tiles) were built for the same fp64
-// entries and dropped too (git 71b0821, 0e9dbe8; reverted): 0.91x on DGEMM 8192^3, 0.92x on 4096^3, 0.88-0.92x
-// on the deep cliffs rows, 1.03x on 4096^2x64 alone
+// entries and dropped too (git 71b0821, 0e9dbe8; reverted): 0.91x on DGEMM 8192^3, 0.92x on 4096^3,
+// 0.88-0.92x on the deep cliffs rows, 1.03x on 4096^2x64 alone
 // (perf/results/2026-12-04-h200-0e9dbe8/h200-2026-12-04-0e9dbe8-README.md).
 struct PeelPlan {
   std::int64_t m0 = 0, n0 = 0;  // the bulk: rows [0, m0) x columns [0, n0); m0 == 0: no peeling
