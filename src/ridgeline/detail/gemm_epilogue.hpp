@@ -77,6 +77,14 @@ struct GemmEpilogue {
   static constexpr int kCV = int(16 / sizeof(T));
   static constexpr bool c_packet_capable = MK::kRowRun % kCV == 0;
 
+  // Whether index i lies in [lo, lo + span): one unsigned compare tests both bounds, since i - lo wraps to
+  // a huge value under lo (two signed ones cost the 64x64 DMMA kernel 280 instructions; one: DGEMM 512^3
+  // 1.05x, 1024^3 1.07x, 4096^2x64 1.04x,
+  // perf/results/2026-12-04-h200-4084b16/h200-2026-12-04-4084b16-README.md).
+  KOKKOS_FORCEINLINE_FUNCTION static bool owns(std::int64_t i, std::int64_t lo, std::uint64_t span) {
+    return std::uint64_t(i - lo) < span;
+  }
+
   // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
   // (m0, n0) is the tile's origin; rows under m_lo and columns left of n_lo belong to another tile
   // (a tile moved back inside C at the edges, tile_inside_origin) and are not stored.
@@ -94,8 +102,7 @@ struct GemmEpilogue {
       RIDGELINE_UNROLL
       for (int i = 0; i < MK::kTM; ++i) {
         const std::int64_t m = m0 + MK::row(o, i);
-        if (std::uint64_t(m - m_lo) < m_span && std::uint64_t(n - n_lo) < n_span)  // as in store
-          w[n * c.rows + m] = alpha * MK::get(acc, i, j);
+        if (owns(m, m_lo, m_span) && owns(n, n_lo, n_span)) w[n * c.rows + m] = alpha * MK::get(acc, i, j);
       }
     });
   }
@@ -147,9 +154,6 @@ struct GemmEpilogue {
         return;
       }
     }
-    // One unsigned compare per index tests both bounds: m - m_lo wraps to a huge value under m_lo
-    // (two signed ones cost the 64x64 DMMA kernel 280 instructions; one: DGEMM 512^3 1.05x, 1024^3 1.07x,
-    // 4096^2x64 1.04x, perf/results/2026-12-04-h200-4084b16/h200-2026-12-04-4084b16-README.md).
     const std::uint64_t m_span = std::uint64_t(c.rows - m_lo), n_span = std::uint64_t(c.cols - n_lo);
     static_for<MK::kTN>([&](auto J) {
       constexpr int j = decltype(J)::value;
@@ -157,7 +161,7 @@ struct GemmEpilogue {
       RIDGELINE_UNROLL
       for (int i = 0; i < MK::kTM; ++i) {
         const std::int64_t m = m0 + MK::row(o, i);
-        if (std::uint64_t(m - m_lo) < m_span && std::uint64_t(n - n_lo) < n_span) {
+        if (owns(m, m_lo, m_span) && owns(n, n_lo, n_span)) {
           Acc v = alpha * MK::get(acc, i, j);
           if (read_c) v += beta * static_cast<Acc>(c(m, n));
           c(m, n) = static_cast<T>(v);
