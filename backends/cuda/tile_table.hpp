@@ -160,9 +160,12 @@ struct DmmaAcrossEntry : DmmaAsyncEntry<Self, kBm, kBn, kWarpM, kWarpN, kStages,
 // entry 1.01x. On 2500^3, 64x64 tiles at three teams per SM ran 1.11x this entry (more, smaller tiles
 // against 3.03 waves of 128x64): GemmTilesFp64DmmaSmall below. Reading A in 16-byte pairs (its rows g and g +
 // 8 permuted next to each other) ran 1.01x here and 0.67x with register staging (-dmma-sweep3-paired.txt), so
-// the micro-kernel keeps 8-byte reads. Issuing each step's copies after its products, which gained 1.11x for
-// HMMA, ran 0.98x here (three or four stages) and 0.87x on 2500^3, and the small entry with it 1.01x / 1.01x,
-// within noise
+// the micro-kernel keeps 8-byte reads. Reading every NN fragment in 16-byte pairs (rows, k and columns
+// permuted, 24 LDS.128 per step instead of 48 LDS.64) ran 0.96x on NN 8192^3 and 0.93-0.95x on NT, TN, TT:
+// the pads it needs (2 or 6 mod 8) put the lines 16 bytes off 32, and the copies took 33% more shared
+// wavefronts (perf/results/2026-12-04-h200-ed29589/h200-2026-12-04-ed29589-README.md). Issuing each step's
+// copies after its products, which gained 1.11x for HMMA, ran 0.98x here (three or four stages) and 0.87x on
+// 2500^3, and the small entry with it 1.01x / 1.01x, within noise
 // (-fc4e4fe-dmma-sweep.txt): the DMMA entries' step start is not what limits them.
 // DMMA sweep 6 and an A/B in one device call (perf/results/2026-12-02-h200-f7cfece/): the same tiles on
 // m16n8k8 with the slice loop (DmmaAcrossEntry) ran 0.995x this entry on NN 8192^3 (three rounds, random
