@@ -655,6 +655,16 @@ TEST(GemmPlan, FirstEntryWhoseConditionHolds) {
   EXPECT_FALSE(few(33, true));   // just outside
   EXPECT_FALSE(few(24, false));  // no packets
   EXPECT_TRUE(few(1, true));
+  // NN's orientation with packets (op(A) m-contiguous, op(B) k-contiguous): the fp64 pairs entry's condition.
+  const auto nn = [](bool packets, bool a_m, bool b_n) {
+    detail::GemmFacts f{4096, 4096, 4096, packets, false, 132, a_m};
+    f.b_cols_contiguous = b_n;
+    return detail::when::packets_nn::applies(f);
+  };
+  EXPECT_TRUE(nn(true, true, false));
+  EXPECT_FALSE(nn(true, true, true));    // NT: op(B) n-contiguous
+  EXPECT_FALSE(nn(true, false, false));  // TN: op(A) k-contiguous
+  EXPECT_FALSE(nn(false, true, false));  // no packets
   // A kernel that cannot stage these operands in packets is passed over.
   EXPECT_EQ(PlanEntries::first_applying(detail::GemmFacts{2500, 2500, 512, true, false, 132},
                                         [](int i) { return i != 2 && i != 3; }),
@@ -1637,9 +1647,9 @@ struct AsyncStagingOf<true> {
 // kK: the DMMA instruction's k (16 or 8); kAcross: the slice-at-a-time K loop that loads the next slice's
 // fragments across the K steps' barriers (fragments_across_steps), with kBk 16 or 32 (two or four slices).
 template <int kBm, int kBn, int kWm, int kWn, int kStages, bool kAsync, bool kSteady = false,
-          bool kCopiesAfter = false, int kK = 16, bool kAcross = false, int kBk = 16>
+          bool kCopiesAfter = false, int kK = 16, bool kAcross = false, int kBk = 16, bool kPairs = false>
 struct DmmaTiles : AsyncStagingOf<kAsync> {
-  static constexpr bool steady_loop = kSteady, copies_after_products = kCopiesAfter;
+  static constexpr bool steady_loop = kSteady, copies_after_products = kCopiesAfter, dmma_pairs = kPairs;
   static constexpr bool fragments_across_steps = kAcross;
   static constexpr int dmma_k = kK;
   static constexpr int bm = kBm, bn = kBn, bk = kBk;
@@ -1726,6 +1736,23 @@ TEST(GemmDmma, AsyncStagingTwoStagesWideWarps) {
   run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 2, true>>();
 }
 
+// Pairs (dmma_pairs, dmma_sm90.hpp): permuted rows, k and columns, 16-byte fragment reads, swizzled m- and
+// n-lines. The table runs them for NN only, but every orientation must compute correctly: 8-byte reads where
+// pairs do not fit, and n-contiguous B through the swizzle's odd-block offsets (32x16 warps: two 8-column
+// blocks).
+TEST(GemmDmma, PairsSteadyLoop) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 3, true, true, false, 16, false, 16, true>>();
+}
+TEST(GemmDmma, PairsTwoStagesWideWarps) {
+  run_dmma_tiles_all<DmmaTiles<64, 32, 32, 16, 2, true, false, false, 16, false, 16, true>>();
+}
+TEST(GemmDmma, PairsRegisterStaging) {
+  run_dmma_tiles_all<DmmaTiles<32, 16, 16, 8, 2, false, false, false, 16, false, 16, true>>();
+}
+TEST(GemmDmma, PairsEntryTiles) {
+  run_dmma_tiles_all<backends::cuda::GemmTilesFp64DmmaPairs>();
+}
+
 // m16n8k8 instructions, in mac_in's loop and in the slice-at-a-time loop (two and four stages here, three on
 // the table's tiles below; K steps of two and four slices): 71x37x83 has 5 (or 3) K steps and a tail, 20x9x5
 // a single partial step.
@@ -1779,9 +1806,19 @@ TEST(GemmDmma, SmallTileEntryThroughGemm) {
 // entry, and a bit-identical rerun of it.
 TEST(GemmDmma, TableEntriesSplitKAndRerun) {
   const TileConfig packets = gemm_tile_config<Exec, double>(true);
-  EXPECT_EQ(packets.micro_kernel, "dmma-m16n8k16");
+  EXPECT_EQ(packets.micro_kernel, "dmma-m16n8k16-pairs");  // the first packet entry: NN's
   EXPECT_EQ((gemm_tile_config<Exec, double>(false).micro_kernel), "dmma-m16n8k16");
   using L = Kokkos::LayoutLeft;
+  {
+    // 8192^2 x 2064 fills 31 waves of 128 x 64 tiles, deeper than the small entry's 2048: NN runs the pairs
+    // entry, the other orientations the plain one. gemm_tile_config reads shapes and strides only.
+    const std::int64_t n = 8192, k = 2064;
+    Kokkos::View<double**, L, Mem> A("A", n, k), At("At", k, n), B("B", k, n), Bt("Bt", n, k);
+    EXPECT_EQ(gemm_tile_config(Exec(), "N", "N", A, B).micro_kernel, "dmma-m16n8k16-pairs");
+    EXPECT_EQ(gemm_tile_config(Exec(), "N", "T", A, Bt).micro_kernel, "dmma-m16n8k16");
+    EXPECT_EQ(gemm_tile_config(Exec(), "T", "N", At, B).micro_kernel, "dmma-m16n8k16");
+    EXPECT_EQ(gemm_tile_config(Exec(), "T", "T", At, Bt).micro_kernel, "dmma-m16n8k16");
+  }
   few_tiles_case<double, L, L>('N', 'N', 128, 256, reduced() ? 1024 : 4096, 0.5, 9301, true);
   few_tiles_case<double, L, L>('T', 'T', 130, 250, reduced() ? 1001 : 4001, 0.0, 9304, true);
   rerun_is_bit_identical<double>(128, 256, reduced() ? 1024 : 4096, 9307);

@@ -21,7 +21,25 @@
 // 81.5% (perf/results/2026-12-02-h200-f7cfece/).
 // so a lane's accumulators form a grid: rows g, g + 8 of every 16-row block and columns 2q, 2q + 1
 // of every 8-column block. That grid is what the epilogue sees (micro_tile.hpp's contract):
-// kTM = 2 warp_m / 16 rows and kTN = 2 warp_n / 8 columns, no two rows consecutive (kRowRun 1).
+// kTM = 2 warp_m / 16 rows and kTN = 2 warp_n / 8 columns, no two rows consecutive (kRowRun 1; with pairs,
+// below, rows 2 g and 2 g + 1 instead, kRowRun 2).
+//
+// Pairs (an entry's dmma_pairs, for NN: op(A) m-contiguous, op(B) k-contiguous). The instruction's rows,
+// columns and k need not be the tile's in the same order: a k map that A and B share leaves the sum
+// unchanged, and a row (column) map is undone by storing each accumulator where its row (column) came from.
+// With pairs
+//   k     logical q + 4 v of k8 slice p (v < 2; m16n8k16 is slices 2 kb and 2 kb + 1) is scratch k 8 p + 2 q
+//   + v; rows  logical rows g and g + 8 of a 16-row block are tile rows 2 g and 2 g + 1; cols  logical column
+//   x of an 8-column block is tile column sigma(x): bits 0 and 1 of x swapped (0 2 1 3 4 6 5 7),
+//         which puts the k-contiguous B reads of lanes g and g + 1 on different banks;
+// so a lane reads A in 16-byte loads of rows 2 g, 2 g + 1 and B in 16-byte loads of k 2 q, 2 q + 1: 24
+// LDS.128 per k16 of a 64x32 warp tile instead of 48 LDS.64, and the accumulators of rows 2 g, 2 g + 1 store
+// as one 16-byte packet of a column-major C (kRowRun 2). A's m-lines are not padded (pads that make those
+// reads conflict-free, 2 or 6 mod 8 doubles, leave the lines 16 bytes off 32, and the copies then took 33%
+// more shared wavefronts: perf/results/2026-12-04-h200-ed29589/); instead each 128-byte segment's 16-byte
+// chunks are XORed with 2 ((k >> 1) & 3) (DmmaPairedRows), which keeps 32-byte sectors whole. B's k-lines
+// keep pad_k (20 doubles: 32-byte aligned). Other orientations of a pairs entry compute correctly with 8-byte
+// reads where pairs do not fit; the table picks the entry for NN only.
 //
 // Scratch is the team kernel's k-major layout, As (BK, BM + pad_a) and Bs (BK, BN + pad_b), or with
 // mac_in any ScratchLayout (asynchronous copies keep k-contiguous operands k-contiguous). A fragment
@@ -42,8 +60,48 @@ struct DmmaKOf : std::integral_constant<int, 16> {};
 template <class Cfg>
 struct DmmaKOf<Cfg, std::void_t<decltype(Cfg::dmma_k)>> : std::integral_constant<int, Cfg::dmma_k> {};
 
+// An entry's dmma_pairs (default false): the paired maps and reads above.
+template <class Cfg, class = void>
+struct DmmaPairsOf : std::false_type {};
+template <class Cfg>
+struct DmmaPairsOf<Cfg, std::void_t<decltype(Cfg::dmma_pairs)>> : std::bool_constant<Cfg::dmma_pairs> {};
+
+// A pairs entry's m- or n-contiguous tile: one line of kRows elements per k, no pad; element f of line s at
+// s kRows + (f ^ 4 ((s >> 1) & 3)), so the 16-byte chunks of each 128-byte segment are XORed with 2 ((s >> 1)
+// & 3) and 32-byte sectors stay whole. Lanes q = 0..3 of a quarter-warp read k = 8 p + 2 q + v, so they meet
+// distinct chunks.
+template <int kK, int kRows>
+struct DmmaPairedRows : detail::ScratchLayout<1, kRows> {
+  static_assert(kRows % 16 == 0, "the XOR stays inside 16-element (128-byte) segments");
+  static constexpr int elements = kK * kRows, alignment = 128;
+  static constexpr bool paired_rows = true;
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int offset(int f, int s) {
+    return s * kRows + (f ^ (((s >> 1) & 3) << 2));
+  }
+};
+// A pairs entry's k-contiguous tile: kRows lines of kLd elements (kK and the entry's pad_k).
+template <int kRows, int kLd>
+struct DmmaPaddedK : detail::ScratchLayout<kLd, 1> {
+  static constexpr int elements = kRows * kLd, alignment = 128;
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int offset(int f, int s) { return s * kLd + f; }
+};
+template <class S, class = void>
+struct PairedRowsOf : std::false_type {};
+template <class S>
+struct PairedRowsOf<S, std::void_t<decltype(S::paired_rows)>> : std::bool_constant<S::paired_rows> {};
+// The staged layouts a pairs entry declares (micro_tile.hpp's staged_layout); other entries declare none.
+template <class Cfg, bool kPairs>
+struct DmmaStagedLayouts {};
+template <class Cfg>
+struct DmmaStagedLayouts<Cfg, true> {
+  template <int kRows, int kK, bool kRowsFast>
+  using staged_layout =
+      std::conditional_t<kRowsFast, DmmaPairedRows<kK, kRows>, DmmaPaddedK<kRows, kK + Cfg::pad_k>>;
+};
+
 template <class Cfg, class T, class Acc>
-struct DmmaSm90MicroKernel {
+struct DmmaSm90MicroKernel : DmmaStagedLayouts<Cfg, DmmaPairsOf<Cfg>::value> {
+  static constexpr bool kPairs = DmmaPairsOf<Cfg>::value;
   static_assert(std::is_same_v<T, double> && std::is_same_v<Acc, double>, "DMMA multiplies doubles");
   static constexpr int kK = DmmaKOf<Cfg>::value;  // the instruction's k
   static_assert(kK == 16 || kK == 8, "DMMA m16n8k16 or m16n8k8");
@@ -59,7 +117,7 @@ struct DmmaSm90MicroKernel {
   static_assert(BK % kK == 0, "the K step is whole instructions");
   static constexpr int kSlices = BK / kK;  // instruction k slices per K step
 
-  static constexpr int kTM = 2 * kMmaM, kTN = 2 * kMmaN, kRowRun = 1;
+  static constexpr int kTM = 2 * kMmaM, kTN = 2 * kMmaN, kRowRun = kPairs ? 2 : 1;
   static_assert(Cfg::tm == kTM && Cfg::tn == kTN,
                 "the entry's tm x tn must be the accumulators a lane holds: (warp_m / 8) x (warp_n / 4)");
 
@@ -71,10 +129,16 @@ struct DmmaSm90MicroKernel {
     const int warp = t / 32, lane = t % 32;
     return {(warp % kWarpsM) * WM, (warp / kWarpsM) * WN, lane / 4, lane % 4};
   }
+  // The tile column of logical column x of an 8-column block with pairs (sigma): bits 0 and 1 swapped.
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int sigma(int x) {
+    return (x & ~3) | ((x & 1) << 1) | ((x >> 1) & 1);
+  }
   KOKKOS_FORCEINLINE_FUNCTION static constexpr int row(const Owner& o, int i) {
+    if constexpr (kPairs) return o.wm + (i / 2) * 16 + 2 * o.g + i % 2;
     return o.wm + (i / 2) * 16 + (i % 2) * 8 + o.g;
   }
   KOKKOS_FORCEINLINE_FUNCTION static constexpr int col(const Owner& o, int j) {
+    if constexpr (kPairs) return o.wn + (j / 2) * 8 + sigma(2 * o.q + j % 2);
     return o.wn + (j / 2) * 8 + 2 * o.q + j % 2;
   }
 
@@ -125,7 +189,12 @@ struct DmmaSm90MicroKernel {
 
   template <class SA, class SB>
   KOKKOS_FORCEINLINE_FUNCTION static void mac_in(Accumulator& acc, const T* As, const T* Bs, const Owner& o) {
-    static_assert(conflict_free<SA>() && conflict_free<SB>(), "scratch layout with bank conflicts");
+    if constexpr (kPairs) {
+      mac_pairs<SA, SB>(acc, As, Bs, o);
+      return;
+    }
+    static_assert(kPairs || (conflict_free<SA>() && conflict_free<SB>()),
+                  "scratch layout with bank conflicts");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (kK == 16) {
       // m16n8k16 loads A per 16-row block just before its products (8 values, not load_slice's 8 per
@@ -166,6 +235,100 @@ struct DmmaSm90MicroKernel {
 #endif
   }
 
+  // ---- pairs (the header's maps) ----
+  // How a lane reads each operand: A in 16-byte pairs of rows from DmmaPairedRows (XOR-swizzled) or from
+  // m-lines of even stride, else 8-byte values; B in 16-byte pairs along k from k-lines, else 8-byte values.
+  template <class SA>
+  static constexpr bool a_swizzled = PairedRowsOf<SA>::value;
+  template <class SA>
+  static constexpr bool a_pairs = SA::i_stride == 1 && SA::k_stride % 2 == 0;
+  template <class SB>
+  static constexpr bool b_pairs = SB::k_stride == 1 && SB::i_stride % 2 == 0;
+  // The element offset of the lane's first read of A (16-row block 0, slice 0) and of B (8-column block 0).
+  template <class SA>
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int a_lane(int g, int q) {
+    // In DmmaPairedRows, row 2 g at k 2 q (+ 8 p + v) sits at 2 (g ^ 2 q): (k >> 1) & 3 == q.
+    if constexpr (a_swizzled<SA>) return 2 * (g ^ (2 * q)) + 2 * q * SA::k_stride;
+    return 2 * g * SA::i_stride + 2 * q * SA::k_stride;
+  }
+  template <class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_lane(int g, int q) {
+    return sigma(g) * SB::i_stride + 2 * q * SB::k_stride;
+  }
+  // NN's reads are conflict-free: 16-byte ones over eight 16-byte bank groups per quarter-warp.
+  template <class SA, class SB>
+  KOKKOS_INLINE_FUNCTION static constexpr bool pairs_conflict_free() {
+    for (int first = 0; first < 32; first += 8) {
+      bool hit_a[8] = {}, hit_b[8] = {};
+      for (int lane = first; lane < first + 8; ++lane) {
+        const int sa = (a_lane<SA>(lane / 4, lane % 4) / 2) % 8,
+                  sb = (b_lane<SB>(lane / 4, lane % 4) / 2) % 8;
+        if (hit_a[sa] || hit_b[sb]) return false;
+        hit_a[sa] = hit_b[sb] = true;
+      }
+    }
+    return true;
+  }
+  template <class SA, class SB>
+  KOKKOS_FORCEINLINE_FUNCTION static void mac_pairs(Accumulator& acc, const T* As, const T* Bs,
+                                                    const Owner& o) {
+    static_assert(!(a_swizzled<SA> && b_pairs<SB>) || pairs_conflict_free<SA, SB>(),
+                  "NN pairs with bank conflicts: see the header for the layouts");
+    static_assert(kK == 16, "pairs read m16n8k16 fragments");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
+    const unsigned sa =
+        static_cast<unsigned>(__cvta_generic_to_shared(As + o.wm * AI + a_lane<SA>(o.g, o.q)));
+    // An n-contiguous DmmaPairedRows B: column c = wn + 8 j + sigma(g) at k 8 p + 2 q + v sits at c ^ 4 q,
+    // and 4 q may reach bit 3, so an 8-column block's offset depends on its parity: e0 in even blocks, e1 in
+    // odd ones (relative to the block's first column). Other layouts are linear.
+    const int e0 = PairedRowsOf<SB>::value ? (sigma(o.g) ^ (4 * o.q)) + 2 * o.q * BKs : b_lane<SB>(o.g, o.q);
+    const int e1 = PairedRowsOf<SB>::value ? ((8 + sigma(o.g)) ^ (4 * o.q)) - 8 + 2 * o.q * BKs : e0;
+    const bool wn_odd = (o.wn / 8) % 2 != 0;  // the warp's first block (warp_n may be 8)
+    const int b_even = wn_odd ? e1 : e0, b_odd = wn_odd ? e0 : e1;
+    const unsigned sb0 = static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_even));
+    const unsigned sb1 = static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_odd));
+    RIDGELINE_UNROLL
+    for (int kb = 0; kb < BK / 16; ++kb) {
+      double b[kMmaN][4];
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kMmaN; ++j) {
+        RIDGELINE_UNROLL
+        for (int h = 0; h < 2; ++h) {
+          // b[2 h + v] = B(scratch k 8 (2 kb + h) + 2 q + v, column 8 j + sigma(g))
+          const unsigned at = (j % 2 ? sb1 : sb0) + 8u * (j * 8 * BI + (2 * kb + h) * 8 * BKs);
+          if constexpr (b_pairs<SB>) {
+            lds2(at, b[j][2 * h], b[j][2 * h + 1]);
+          } else {
+            b[j][2 * h] = lds(at), b[j][2 * h + 1] = lds(at + 8u * BKs);
+          }
+        }
+      }
+      RIDGELINE_UNROLL
+      for (int i = 0; i < kMmaM; ++i) {
+        double a[8];
+        RIDGELINE_UNROLL
+        for (int h = 0; h < 2; ++h) {
+          // a[4 h + v0 + 2 v] = A(tile row 16 i + 2 g + v0, scratch k 8 (2 kb + h) + 2 q + v)
+          const unsigned at = sa + 8u * (i * 16 * AI + (2 * kb + h) * 8 * AK);
+          if constexpr (a_pairs<SA>) {
+            lds2(at, a[4 * h], a[4 * h + 1]);
+            lds2(at + 8u * AK, a[4 * h + 2], a[4 * h + 3]);
+          } else {
+            a[4 * h] = lds(at), a[4 * h + 1] = lds(at + 8u * AI);
+            a[4 * h + 2] = lds(at + 8u * AK), a[4 * h + 3] = lds(at + 8u * (AI + AK));
+          }
+        }
+        RIDGELINE_UNROLL
+        for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], a, b[j]);
+      }
+    }
+#else
+    (void)acc, (void)As, (void)Bs, (void)o;
+    Kokkos::abort("ridgeline: the DMMA micro-kernel runs on sm_90 devices only");
+#endif
+  }
+
   // mac_in split at the instruction's k: the fragments of slice s (k in [s kK, (s + 1) kK) of the K
   // step), and their products. mac_in == load_slice and mma_slice for each s < kSlices; a K loop that
   // holds two Fragments can load slice s + 1 while slice s multiplies. The lane's addresses are taken
@@ -193,6 +356,7 @@ struct DmmaSm90MicroKernel {
   template <class SA, class SB>
   KOKKOS_FORCEINLINE_FUNCTION static void load_slice(Fragments& f, const SliceBase& base, unsigned stage_a,
                                                      unsigned stage_b, int s) {
+    static_assert(!kPairs, "the slice loop reads the plain maps");
     static_assert(conflict_free<SA>() && conflict_free<SB>(), "scratch layout with bank conflicts");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
@@ -227,6 +391,9 @@ struct DmmaSm90MicroKernel {
 
 #if defined(__CUDA_ARCH__)
   // volatile: no scratch load may move across the team barriers around mac.
+  __device__ static __forceinline__ void lds2(unsigned addr, double& x, double& y) {
+    asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(x), "=d"(y) : "r"(addr));
+  }
   __device__ static __forceinline__ double lds(unsigned addr) {
     double x;
     asm volatile("ld.shared.f64 %0, [%1];" : "=d"(x) : "r"(addr));

@@ -175,6 +175,16 @@ struct DmmaAcrossEntry : DmmaAsyncEntry<Self, kBm, kBn, kWarpM, kWarpN, kStages,
 // entry stays; the slice loop is a candidate for k-contiguous op(A) (TN, TT).
 struct GemmTilesFp64DmmaAsync : DmmaAsyncEntry<GemmTilesFp64DmmaAsync, 128, 64, 64, 32, 3, 2> {};
 
+// The same tiles for NN (op(A) m-contiguous, op(B) k-contiguous), with the fragments read in 16-byte pairs
+// (dmma_pairs, dmma_sm90.hpp): rows, k and columns permuted so that a lane's values sit side by side, 24
+// LDS.128 per step instead of 48 LDS.64; A's m-lines XOR-swizzled instead of padded, so the copies keep whole
+// 32-byte sectors (the padded form lost 4%: perf/results/2026-12-04-h200-ed29589/); C stored in 16-byte
+// packets along its columns.
+struct GemmTilesFp64DmmaPairs : DmmaAsyncEntry<GemmTilesFp64DmmaPairs, 128, 64, 64, 32, 3, 2> {
+  static constexpr bool dmma_pairs = true;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k16-pairs";
+};
+
 // Skinny-N GEMM as a multi-vector GEMV (gemm_multi_vector.hpp), for products of 2 to 16 (fp32) or 2 to
 // 4 (fp64) columns with op(A) rows-contiguous: 128 threads, each one 16-byte packet of rows (512 fp32 or
 // 256 fp64 rows per team) times the columns' accumulators, four columns of A in flight; K slices until
@@ -680,6 +690,7 @@ struct Tiles {
                         detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::depth_at_most<2048>>,
+      detail::GemmEntry<GemmTilesFp64DmmaPairs, detail::when::packets_nn>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;
   using Fp32Entries = detail::GemmEntries<

@@ -649,7 +649,8 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
               stages_in_packets(a, a_m, W) && stages_in_packets(b, !b_n, W),
               tf32 && std::is_same_v<T, float>,
               compute_units,
-              a_m};
+              a_m,
+              b_n};
   // Whether entry `index` can stage operands of orientation (am, bn) in packets, where it needs them.
   const auto usable_for = [](bool am, bool bn) {
     return [am, bn](int index) {
@@ -672,6 +673,7 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     const bool at_m = rows_contiguous(at), bt_n = !rows_contiguous(bt);
     GemmFacts ft;
     ft.m = n, ft.n = m, ft.k = k, ft.compute_units = compute_units, ft.a_rows_contiguous = at_m;
+    ft.b_cols_contiguous = bt_n;
     ft.packets = stages_in_packets(at, at_m, W) && stages_in_packets(bt, !bt_n, W);
     const int e = L::first_applying(ft, usable_for(at_m, bt_n));
     const GemmRole r = L::params(e).role;

@@ -60,7 +60,7 @@ BatchedPlan plan_gemm_batched(const StridedBatch<const T>& a, const StridedBatch
   const GemmFacts f{m,     n,
                     k,     batch_stages_in_packets(a, a_m, W) && batch_stages_in_packets(b, !b_n, W),
                     false, compute_units,
-                    a_m};
+                    a_m,   b_n};
   const auto usable = [&](int index) {
     bool ok = true;
     L::visit(index, [&](auto e) {

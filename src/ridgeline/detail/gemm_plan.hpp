@@ -50,6 +50,7 @@ struct GemmFacts {
   bool tf32 = false;               // a float product whose caller allows TF32 (Math::allow_tf32)
   std::int64_t compute_units = 0;  // SMs or CUs of the device (0: unknown)
   bool a_rows_contiguous = false;  // op(A) walks its rows (m) contiguously
+  bool b_cols_contiguous = false;  // op(B) walks its columns (n) contiguously
 };
 
 // C tiles of a bm x bn entry.
@@ -147,6 +148,13 @@ struct columns_at_most_tiles {
   static constexpr int max_columns = kCols;
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) { return f.packets && f.n <= kCols; }
+};
+// Packets, with op(A) m-contiguous and op(B) k-contiguous (NN on column-major operands): for an entry whose
+// micro-kernel reads that orientation alone in 16-byte pairs (fp64 DMMA).
+struct packets_nn {
+  static constexpr GemmRole role = GemmRole::packets;
+  static constexpr bool needs_packets = true;
+  static bool applies(const GemmFacts& f) { return f.packets && f.a_rows_contiguous && !f.b_cols_contiguous; }
 };
 // A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
 // the plan copies them so where they are not.

@@ -41,7 +41,8 @@
 //                                    the micro-kernel's own staged layouts where it declares them:
 //   MK::staged_layout<rows, BK, rows_fast>
 //                                    the layout an instruction that reads scratch itself wants (wgmma's
-//                                    swizzled tiles): offset(f, s) of the element at fast index f
+//                                    swizzled tiles), or that a micro-kernel's reads want (the DMMA pairs
+//                                    entry's XOR-swizzled lines): offset(f, s) of the element at fast index f
 //                                    (16-byte packets stay contiguous) and slow index s, elements,
 //                                    alignment; the team kernel stages there instead of padded lines;
 //   MK::kInFlight, MK::drain(acc)    K steps whose products mac_in leaves running (asynchronous
