@@ -327,6 +327,10 @@ struct GemmTilesFp32Small {
 // 0.773 at ceb9658, and 4096 x 4096 x 64 in 0.095 against its 0.080 at 5c12e8a (-42fc9b8- records),
 // though the plan sweep of the same call had them at 0.774 and 0.080: removed. Not understood: this entry
 // ran the same in both programs (0.782 and 0.773 ms); both fill their inputs at random.
+// These tiles with the 16-byte fragment pairs of GemmTilesFp64DmmaPairs (NN) ran 4096^3 and 2500^3 level and
+// short or split-K products 0.86-0.97x: three warps per scheduler already hid the loads, and the pairs'
+// 16-byte epilogue spilled at 168 registers
+// (perf/results/2026-12-04-h200-07cbd29/h200-2026-12-04-07cbd29-README.md).
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
