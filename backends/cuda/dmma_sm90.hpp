@@ -27,11 +27,11 @@
 // Pairs (an entry's dmma_pairs, for NN: op(A) m-contiguous, op(B) k-contiguous). The instruction's rows,
 // columns and k need not be the tile's in the same order: a k map that A and B share leaves the sum
 // unchanged, and a row (column) map is undone by storing each accumulator where its row (column) came from.
-// With pairs
-//   k     logical q + 4 v of k8 slice p (v < 2; m16n8k16 is slices 2 kb and 2 kb + 1) is scratch k 8 p + 2 q
-//   + v; rows  logical rows g and g + 8 of a 16-row block are tile rows 2 g and 2 g + 1; cols  logical column
-//   x of an 8-column block is tile column sigma(x): bits 0 and 1 of x swapped (0 2 1 3 4 6 5 7),
-//         which puts the k-contiguous B reads of lanes g and g + 1 on different banks;
+// With pairs:
+// - k: logical q + 4 v of k8 slice p (v < 2; m16n8k16 is slices 2 kb, 2 kb + 1) is scratch k 8 p + 2 q + v;
+// - rows: logical rows g and g + 8 of a 16-row block are tile rows 2 g and 2 g + 1;
+// - columns: logical column x of an 8-column block is tile column sigma(x), bits 0 and 1 of x swapped
+//   (0 2 1 3 4 6 5 7), which puts the k-contiguous B reads of lanes g and g + 1 on different banks;
 // so a lane reads A in 16-byte loads of rows 2 g, 2 g + 1 and B in 16-byte loads of k 2 q, 2 q + 1: 24
 // LDS.128 per k16 of a 64x32 warp tile instead of 48 LDS.64, and the accumulators of rows 2 g, 2 g + 1 store
 // as one 16-byte packet of a column-major C (kRowRun 2). A's m-lines are not padded (pads that make those
