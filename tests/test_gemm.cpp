@@ -1292,15 +1292,16 @@ struct IsWaveShare : HasWaveShare<W> {};
 // Wave share W's bounds on this table (cu compute units): two tile rows of W's big entry by as many tile
 // columns as stay just under W's share of a wave of its team slots, less `trim` rows and columns, plan
 // the small tiles; one more tile column of the big entry does not. Plans only, at a K past any table's
-// short-K small-tile entry (when::depth_at_most). Returns {m, n}.
+// short-K small-tile entry (when::depth_at_most), and TN: for NN an entry listed before may take part of the
+// share (the CUDA fp64 pairs entry takes 4 to 8 waves, GemmDmma.TableEntriesSplitKAndRerun). Returns {m, n}.
 template <class T, class W>
 std::array<std::int64_t, 2> expect_share_bounds(std::int64_t cu, std::int64_t trim) {
   using Big = typename W::big;
   const std::int64_t slots = cu * Big::min_blocks;
   const std::int64_t inside = (W::max_percent * slots + 99) / 100 - 1;  // most tiles still inside
   const std::int64_t m = 2 * Big::bm - trim, n = inside / 2 * Big::bn - trim;
-  EXPECT_EQ(entry_of<T>('N', 'N', m, n, 8192), "small tiles") << m << "x" << n;
-  EXPECT_NE(entry_of<T>('N', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
+  EXPECT_EQ(entry_of<T>('T', 'N', m, n, 8192), "small tiles") << m << "x" << n;
+  EXPECT_NE(entry_of<T>('T', 'N', m, n + Big::bn, 8192), "small tiles") << m << "x" << n + Big::bn;
   return {m, n};
 }
 
@@ -1818,6 +1819,18 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
     EXPECT_EQ(gemm_tile_config(Exec(), "N", "T", A, Bt).micro_kernel, "dmma-m16n8k16");
     EXPECT_EQ(gemm_tile_config(Exec(), "T", "N", At, B).micro_kernel, "dmma-m16n8k16");
     EXPECT_EQ(gemm_tile_config(Exec(), "T", "T", At, Bt).micro_kernel, "dmma-m16n8k16");
+  }
+  {
+    // 4096^3: 2048 tiles of 128 x 64, under 8 waves: NN runs the pairs entry from 4 waves up, peeled like a
+    // packet entry; the other orientations the small tiles.
+    const std::int64_t n = 4096;
+    Kokkos::View<double**, L, Mem> A("A", n, n), B("B", n, n);
+    const TileConfig nn = gemm_tile_config(Exec(), "N", "N", A, B),
+                     tn = gemm_tile_config(Exec(), "T", "N", A, B);
+    EXPECT_EQ(nn.entry, "packets");
+    EXPECT_EQ(nn.micro_kernel, "dmma-m16n8k16-pairs");
+    EXPECT_EQ(tn.entry, "small tiles");
+    EXPECT_EQ(tn.micro_kernel, "dmma-m16n8k16");
   }
   few_tiles_case<double, L, L>('N', 'N', 128, 256, reduced() ? 1024 : 4096, 0.5, 9301, true);
   few_tiles_case<double, L, L>('T', 'T', 130, 250, reduced() ? 1001 : 4001, 0.0, 9304, true);

@@ -310,6 +310,11 @@ struct GemmTilesFp32Small {
 // 1024^3 1.17x (forced slice counts,
 // perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt), so it now starts from
 // zero waves.
+// For NN the pairs entry (GemmTilesFp64DmmaPairs, 4% faster than the 128x64 entry it compared with) takes 4
+// to 8 waves back. Plan sweep at 1b823da, NN, constant data
+// (perf/results/2026-12-04-h200-1b823da/h200-2026-12-04-1b823da-plans-sweep.txt), the pairs entry's plan
+// against these tiles: 4096^3 1.043x (7.76 waves), 3000^3 1.023x (4.27), but 2624^3 0.991x (3.26), 2500^3
+// 0.962x (3.03) and 2048^3 1.035x (1.94; left to these tiles, with the other shapes under 4 waves).
 //
 // Issue 13's cliffs (perf/results/2026-12-03-h200-5c12e8a/, cuBLAS default math): 16384 x 64 x 16384 ran
 // 0.80 of cuBLAS in one slice (256 tiles for 264 split slots: the two-team rule saw no gain in more). Plan
@@ -692,6 +697,9 @@ struct Tiles {
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
                         detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
+      detail::GemmEntry<GemmTilesFp64DmmaPairs,
+                        detail::when::nn<detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 400, 800>,
+                                         detail::GemmRole::packets>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::depth_at_most<2048>>,
       detail::GemmEntry<GemmTilesFp64DmmaPairs, detail::when::packets_nn>,

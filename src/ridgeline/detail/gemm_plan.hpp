@@ -149,13 +149,18 @@ struct columns_at_most_tiles {
   static constexpr bool needs_packets = true;
   static bool applies(const GemmFacts& f) { return f.packets && f.n <= kCols; }
 };
-// Packets, with op(A) m-contiguous and op(B) k-contiguous (NN on column-major operands): for an entry whose
-// micro-kernel reads that orientation alone in 16-byte pairs (fp64 DMMA).
-struct packets_nn {
-  static constexpr GemmRole role = GemmRole::packets;
-  static constexpr bool needs_packets = true;
-  static bool applies(const GemmFacts& f) { return f.packets && f.a_rows_contiguous && !f.b_cols_contiguous; }
+// Cond, with op(A) m-contiguous and op(B) k-contiguous (NN on column-major operands), planned as kRole: for
+// an entry whose micro-kernel reads that orientation alone in 16-byte pairs (fp64 DMMA), listed before the
+// entries that take Cond in every orientation.
+template <class Cond, GemmRole kRole = Cond::role>
+struct nn {
+  static constexpr GemmRole role = kRole;
+  static constexpr bool needs_packets = Cond::needs_packets;
+  static bool applies(const GemmFacts& f) {
+    return Cond::applies(f) && f.a_rows_contiguous && !f.b_cols_contiguous;
+  }
 };
+using packets_nn = nn<packets>;
 // A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
 // the plan copies them so where they are not.
 struct tf32 {
