@@ -251,8 +251,15 @@ struct DmmaSm90MicroKernel : DmmaStagedLayouts<Cfg, DmmaPairsOf<Cfg>::value> {
     if constexpr (a_swizzled<SA>) return 2 * (g ^ (2 * q)) + 2 * q * SA::k_stride;
     return 2 * g * SA::i_stride + 2 * q * SA::k_stride;
   }
+  // In an n-contiguous DmmaPairedRows B, column c = 8 j + sigma(g) at k 8 p + 2 q + v sits at c ^ 4 q, and 4
+  // q may reach bit 3, so the offset depends on the parity of the 8-column block (odd_block), relative to its
+  // first column. Other layouts are linear.
   template <class SB>
-  KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_lane(int g, int q) {
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int b_lane(int g, int q, bool odd_block = false) {
+    if constexpr (PairedRowsOf<SB>::value) {
+      const int first = odd_block ? 8 : 0;
+      return ((first + sigma(g)) ^ (4 * q)) - first + 2 * q * SB::k_stride;
+    }
     return sigma(g) * SB::i_stride + 2 * q * SB::k_stride;
   }
   // NN's reads are conflict-free: 16-byte ones over eight 16-byte bank groups per quarter-warp.
@@ -279,15 +286,13 @@ struct DmmaSm90MicroKernel : DmmaStagedLayouts<Cfg, DmmaPairsOf<Cfg>::value> {
     constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
     const unsigned sa =
         static_cast<unsigned>(__cvta_generic_to_shared(As + o.wm * AI + a_lane<SA>(o.g, o.q)));
-    // An n-contiguous DmmaPairedRows B: column c = wn + 8 j + sigma(g) at k 8 p + 2 q + v sits at c ^ 4 q,
-    // and 4 q may reach bit 3, so an 8-column block's offset depends on its parity: e0 in even blocks, e1 in
-    // odd ones (relative to the block's first column). Other layouts are linear.
-    const int e0 = PairedRowsOf<SB>::value ? (sigma(o.g) ^ (4 * o.q)) + 2 * o.q * BKs : b_lane<SB>(o.g, o.q);
-    const int e1 = PairedRowsOf<SB>::value ? ((8 + sigma(o.g)) ^ (4 * o.q)) - 8 + 2 * o.q * BKs : e0;
-    const bool wn_odd = (o.wn / 8) % 2 != 0;  // the warp's first block (warp_n may be 8)
-    const int b_even = wn_odd ? e1 : e0, b_odd = wn_odd ? e0 : e1;
-    const unsigned sb0 = static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_even));
-    const unsigned sb1 = static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_odd));
+    // B's lane offsets in the warp's even and odd 8-column blocks (they differ only for DmmaPairedRows; the
+    // warp's own first block may be odd: warp_n may be 8).
+    const bool wn_odd = (o.wn / 8) % 2 != 0;
+    const unsigned sb0 =
+        static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_lane<SB>(o.g, o.q, wn_odd)));
+    const unsigned sb1 =
+        static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_lane<SB>(o.g, o.q, !wn_odd)));
     RIDGELINE_UNROLL
     for (int kb = 0; kb < BK / 16; ++kb) {
       double b[kMmaN][4];
