@@ -1812,9 +1812,10 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
   using L = Kokkos::LayoutLeft;
   {
     // 8192^2 x 2064 fills 31 waves of 128 x 64 tiles, deeper than the small entry's 2048: NN runs the pairs
-    // entry, the other orientations the plain one. gemm_tile_config reads shapes and strides only.
+    // entry, the other orientations the plain one. Plans only.
     const std::int64_t n = 8192, k = 2064;
-    Kokkos::View<double**, L, Mem> A("A", n, k), At("At", k, n), B("B", k, n), Bt("Bt", n, k);
+    const auto A = plan_only_view<double>(n, k), At = plan_only_view<double>(k, n);
+    const auto B = plan_only_view<double>(k, n), Bt = plan_only_view<double>(n, k);
     EXPECT_EQ(gemm_tile_config(Exec(), "N", "N", A, B).micro_kernel, "dmma-m16n8k16-pairs");
     EXPECT_EQ(gemm_tile_config(Exec(), "N", "T", A, Bt).micro_kernel, "dmma-m16n8k16");
     EXPECT_EQ(gemm_tile_config(Exec(), "T", "N", At, B).micro_kernel, "dmma-m16n8k16");
@@ -1824,7 +1825,7 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
     // 4096^3: 2048 tiles of 128 x 64, under 8 waves: NN runs the pairs entry from 4 waves up, peeled like a
     // packet entry; the other orientations the small tiles.
     const std::int64_t n = 4096;
-    Kokkos::View<double**, L, Mem> A("A", n, n), B("B", n, n);
+    const auto A = plan_only_view<double>(n, n), B = plan_only_view<double>(n, n);
     const TileConfig nn = gemm_tile_config(Exec(), "N", "N", A, B),
                      tn = gemm_tile_config(Exec(), "T", "N", A, B);
     EXPECT_EQ(nn.entry, "packets");
