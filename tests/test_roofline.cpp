@@ -797,6 +797,35 @@ TEST(RooflinePlot, MeasuredCeilingsAreDashedAndSpecRoofsSolidAndNamed) {
   EXPECT_THROW(ridgeline::roofline_plot_data({host}, roofs, {}, opt), std::invalid_argument);
 }
 
+TEST(RooflinePlot, OneMeasuredRoofPerDtypeAndUnitTheFastest) {
+  // A GEMM entry's warp-tile rate (lower) beside its instruction's register-resident rate, and a second
+  // dtype: the plot draws the faster fp16 matrix roof and the bf16 one; the table keeps all three.
+  auto c = sample_ceilings("NVIDIA H200", "Cuda");
+  cl::Roof reg = c.roofs.back();
+  reg.dtype = DType::fp16;
+  reg.unit = Unit::matrix;
+  reg.kernel = "hmma m16n8k16 (HmmaSm80MicroKernel::mma)";
+  reg.value = 640e12;
+  cl::Roof tiles = reg;
+  tiles.kernel = "hmma-m16n8k16 warp tiles of GemmTilesHalfMmaAsync";
+  tiles.label = "fp16 " + tiles.kernel + ", its resident stages re-read in turn";
+  tiles.value = 420e12;
+  cl::Roof bf16 = tiles;
+  bf16.dtype = DType::bf16;
+  c.roofs.push_back(tiles);  // listed before the faster one: the order does not choose
+  c.roofs.push_back(reg);
+  c.roofs.push_back(bf16);
+  const auto lines = ridgeline::measured_roof_lines(c, 0);
+  ASSERT_EQ(lines.size(), 5u);  // cache, memory, fp64 vector, fp16 matrix, bf16 matrix
+  EXPECT_EQ(lines[3].dtype, DType::fp16);
+  EXPECT_DOUBLE_EQ(lines[3].value, 640e3);
+  EXPECT_EQ(lines[4].dtype, DType::bf16);
+  EXPECT_DOUBLE_EQ(lines[4].value, 420e3);
+  EXPECT_DOUBLE_EQ(cl::compute_rate(c, DType::fp16, Unit::matrix), 640e12);
+  const std::string t = cl::ceilings_table(c);
+  EXPECT_NE(t.find("warp tiles of GemmTilesHalfMmaAsync"), std::string::npos) << t;
+}
+
 TEST(Compare, SavedCeilingsAddMeasuredRowsFromMeasuredFiguresOnly) {
   // The sample host: DRAM triad 20.5 GB/s (faster than copy's 19), LLC copy 98 GB/s, FP64 FMA 120 GFLOP/s.
   const auto c = sample_ceilings("AMD EPYC", "OpenMP");

@@ -15,6 +15,8 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <ridgeline/backends/cuda/ceiling_rates_sm90.hpp>
+#include <ridgeline/backends/cuda/team_scratch.hpp>
+#include <ridgeline/backends/cuda/tile_table.hpp>
 #endif
 
 namespace ridgeline {
@@ -673,6 +675,65 @@ cl::DeviceCeilings measure_ceilings(const DeviceSpec& spec, const CeilingsOption
                                  HmmaRate<bhalf_t>{init_f, bad, 0x3F803F80u, n});
           },
           hmma_max);
+      // The GEMM entries' warp tiles from scratch at the entries' occupancy (cr::WarpTileRate): one wave of
+      // teams, each re-reading its resident stages of ones in turn.
+      auto warp_tile_roof = [&](DType d, auto proto, const std::string& entry, std::int64_t max_steps) {
+        using Rate = decltype(proto);
+        using Cfg = typename Rate::Kernel::config;
+        const int league = std::max(1, spec.compute_units) * Cfg::min_blocks;
+        typename Rate::policy_type wave(league, Cfg::team_size, 1);
+        const std::size_t bytes = Rate::scratch_bytes();
+        if (bytes > std::size_t(wave.scratch_size_max(0)) &&
+            ridgeline::backends::cuda::lift_team_scratch_limit<Rate>(Kokkos::Cuda(), Cfg::team_size) <
+                bytes) {
+          out.absent.push_back(
+              {to_string(d) + " warp tiles of " + entry,
+               std::to_string(bytes) + " bytes of team scratch are more than this Kokkos gives"});
+          return;
+        }
+        wave.set_scratch_size(0, Kokkos::PerTeam(bytes));
+        Kokkos::View<int*, Kokkos::CudaSpace> wrong_elems("ridgeline_ceilings_warp_tile_bad", 1);
+        auto launch = [&](std::int64_t n) {
+          Rate f = proto;
+          f.bad = wrong_elems, f.steps = n;
+          Kokkos::parallel_for("ridgeline_ceilings_warp_tiles", wave, f);
+        };
+        const std::int64_t steps = calibrate(launch, target, max_steps);
+        Kokkos::deep_copy(wrong_elems, 0);
+        const Sample t = time_runs([&] { launch(steps); }, reps);
+        const int wrong = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wrong_elems)(0);
+        cl::Roof r;
+        r.kind = "compute";
+        r.kernel = std::string(Cfg::micro_kernel_name) + " warp tiles of " + entry;
+        r.dtype = d;
+        r.unit = Unit::matrix;
+        r.label = to_string(d) + " " + r.kernel + " (" + std::to_string(Cfg::bm) + "x" +
+                  std::to_string(Cfg::bn) + "x" + std::to_string(Cfg::bk) + " team tiles, " +
+                  std::to_string(Cfg::warp_m) + "x" + std::to_string(Cfg::warp_n) + " per warp, " +
+                  std::to_string(Cfg::team_size) + " threads, " + std::to_string(Cfg::min_blocks) +
+                  " teams per SM), its resident stages re-read in turn: no global traffic, no barrier";
+        fill_timing(r, t, double(league) * Rate::kFlopsPerTeamStep * double(steps));
+        r.spec_value = spec.peak_flops(d, Unit::matrix);
+        r.spec_source = r.spec_value > 0 ? spec_source_of(spec) : "";
+        r.check = wrong == 0 ? "ok (every accumulator exact after " + std::to_string(steps) + " K steps)"
+                             : "MISMATCH in " + std::to_string(wrong) + " accumulator elements";
+        log << "  " << r.label << ": " << r.value / 1e12 << " TFLOP/s\n" << std::flush;
+        out.roofs.push_back(r);
+      };
+      namespace cu = ridgeline::backends::cuda;
+      using cu::GemmTilesFp64DmmaPairs, cu::GemmTilesFp64DmmaSmall, cu::GemmTilesHalfMmaAsync;
+      warp_tile_roof(DType::fp64, cr::WarpTileRate<GemmTilesFp64DmmaPairs, double, double>{{}, 1.0, 0, 1},
+                     "GemmTilesFp64DmmaPairs", std::int64_t(1) << 36);
+      warp_tile_roof(DType::fp64, cr::WarpTileRate<GemmTilesFp64DmmaSmall, double, double>{{}, 1.0, 0, 1},
+                     "GemmTilesFp64DmmaSmall", std::int64_t(1) << 36);
+      // FP32 accumulators count exactly up to 2^24: BK a step.
+      const std::int64_t half_max = (std::int64_t(1) << 24) / GemmTilesHalfMmaAsync::bk - 1;
+      warp_tile_roof(DType::fp16,
+                     cr::WarpTileRate<GemmTilesHalfMmaAsync, half_t, float>{{}, half_t(1.0f), 0, 1},
+                     "GemmTilesHalfMmaAsync", half_max);
+      warp_tile_roof(DType::bf16,
+                     cr::WarpTileRate<GemmTilesHalfMmaAsync, bhalf_t, float>{{}, bhalf_t(1.0f), 0, 1},
+                     "GemmTilesHalfMmaAsync", half_max);
       out.absent.push_back(
           {"tf32 matrix", "Ridgeline's TF32 GEMM runs wgmma only (sm_90a route); no rate loop"});
     } else if (kCuda) {

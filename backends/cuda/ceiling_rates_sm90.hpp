@@ -11,10 +11,15 @@
 // kRateChains independent accumulators per lane, enough to cover the pipes' latency with 16 warps per
 // SM, and returns them, so the caller can check them against the exact result and no compiler can drop
 // an instruction whose output is unused.
+//
+// WarpTileRate runs a GEMM entry's micro-kernel as the GEMM does, from scratch, but with nothing else:
+// the rate its warp tiles reach at the occupancy that the entry's registers and scratch allow.
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <ridgeline/backends/cuda/dmma_sm90.hpp>
 #include <ridgeline/backends/cuda/hmma_sm80.hpp>
 #include <ridgeline/detail/compat.hpp>
+#include <ridgeline/detail/gemm_team_async.hpp>
 #include <ridgeline/half.hpp>
 
 #if defined(__CUDACC__)
@@ -90,6 +95,63 @@ KOKKOS_INLINE_FUNCTION void hfma2_rate(float (&lanes)[2 * kRateChains], float x,
   Kokkos::abort("ridgeline: the HFMA2 rate loop runs on CUDA devices only");
 #endif
 }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// A GEMM entry's own warp tiles at the GEMM's occupancy: Cfg's micro-kernel (mac_in: one K step's
+// fragment loads from scratch and its MMA instructions) over the same resident stage again and again, in
+// teams of Cfg's team kernel for NN operands (its launch bounds, its scratch of every stage, its staged
+// layouts), one team per slot of one wave, with no global traffic and no team barrier. As in the GEMM,
+// step s reads the stage s mod kStages (`stride` 1, a run-time value): with one fixed stage, ptxas saw
+// the same loads in every step and kept their fragments in registers across steps, which measured the
+// MMA instructions alone. What Cfg's GEMM
+// loses against this rate is its staging's (copies, waits, barriers) and its epilogue's; what this loses
+// against the register-resident rate above is the micro-kernel's (fragment loads, issue slots, and the
+// warps per SM that its registers allow). Every staged element is one, so after `steps` K steps every
+// accumulator element holds steps x BK exactly (FP32: while that stays under 2^24); `bad` counts those
+// that do not.
+template <class Cfg, class T, class Acc>
+struct WarpTileRate {
+  using MK = typename Cfg::template micro_kernel<T, Acc>;
+  using Kernel = detail::GemmTeamAsync<Kokkos::Cuda, Cfg, T, Acc, MK, true, false, Acc>;
+  using policy_type = typename Kernel::policy_type;
+  using member_type = typename policy_type::member_type;
+  using TileA = typename Kernel::TileA;
+  using TileB = typename Kernel::TileB;
+  static constexpr double kFlopsPerTeamStep = 2.0 * Cfg::bm * Cfg::bn * Cfg::bk;
+  Kokkos::View<int*, Kokkos::CudaSpace> bad;  // one element: the wrong accumulator elements, summed
+  T one{};
+  std::int64_t steps = 0;
+  int stride = 1;  // stages from one K step to the next
+  static std::size_t scratch_bytes() { return Kernel::scratch_bytes(); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
+    // kStages x the stage tiles, as the team kernel allocates them.
+    T* As = static_cast<T*>(
+        scratch.get_shmem_aligned(sizeof(T) * Kernel::kStages * TileA::kElems, TileA::kAlign));
+    T* Bs = static_cast<T*>(
+        scratch.get_shmem_aligned(sizeof(T) * Kernel::kStages * TileB::kElems, TileB::kAlign));
+    for (int i = team.team_rank(); i < Kernel::kStages * TileA::kElems; i += Cfg::team_size) As[i] = one;
+    for (int i = team.team_rank(); i < Kernel::kStages * TileB::kElems; i += Cfg::team_size) Bs[i] = one;
+    team.team_barrier();
+    const typename MK::Owner o = MK::owner(team.team_rank());
+    typename MK::Accumulator acc;
+    MK::zero(acc);
+    int read = 0;
+    for (std::int64_t s = 0; s < steps; ++s) {
+      MK::template mac_in<typename Kernel::LayoutA, typename Kernel::LayoutB>(acc, As + read * TileA::kElems,
+                                                                              Bs + read * TileB::kElems, o);
+      read += stride;
+      if (read >= Kernel::kStages) read -= Kernel::kStages;
+    }
+    const Acc expect = static_cast<Acc>(steps * Cfg::bk);
+    int wrong = 0;
+    for (int i = 0; i < Cfg::tm; ++i)
+      for (int j = 0; j < Cfg::tn; ++j) wrong += MK::get(acc, i, j) != expect;
+    if (wrong > 0) Kokkos::atomic_add(&bad(0), wrong);
+  }
+};
+#endif
 
 }  // namespace ceiling_rates
 }  // namespace ridgeline::backends::cuda

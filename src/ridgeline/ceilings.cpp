@@ -497,8 +497,15 @@ std::vector<const Roof*> plotted_roofs(const DeviceCeilings& c) {
       if (r.kind == "bandwidth" && r.level == l && (!best || r.value > best->value)) best = &r;
     if (best) out.push_back(best);
   }
-  for (const auto& r : c.roofs)
-    if (r.kind == "compute") out.push_back(&r);
+  for (const auto& r : c.roofs) {
+    if (r.kind != "compute") continue;
+    bool fastest = true;
+    for (const auto& o : c.roofs)
+      if (o.kind == "compute" && o.dtype == r.dtype && o.unit == r.unit &&
+          (o.value > r.value || (o.value == r.value && &o < &r)))
+        fastest = false;
+    if (fastest) out.push_back(&r);
+  }
   return out;
 }
 

@@ -153,8 +153,10 @@ const DeviceCeilings* find_ceilings(const CeilingsFile&, const std::string& devi
                                     const std::string& device_key, const std::string& backend,
                                     const std::string& family = "");
 
-// Per level, the faster of the bandwidth roofs measured at it (the roof the plot draws); then the
-// compute roofs. The memory-level roof is the one compute roofs meet.
+// Per level, the faster of the bandwidth roofs measured at it (the roof the plot draws); then per dtype
+// and unit the fastest compute roof (a GEMM entry's warp-tile rate sits under its instruction's
+// register-resident rate: the table lists both, the plot the roof). The memory-level roof is the one
+// compute roofs meet.
 std::vector<const Roof*> plotted_roofs(const DeviceCeilings&);
 // The fastest memory-level bandwidth (bytes/s), 0 without one.
 double memory_bandwidth(const DeviceCeilings&);
