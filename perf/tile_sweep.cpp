@@ -422,6 +422,23 @@ void sweep_gemm_hmma(int n, int reps, const char* dtype) {
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", 1.0f, A, B, 0.0f, ref); });
   std::printf("gemm NN %d^3 %s->fp32: table entry %.3f ms %.1f GFLOP/s\n", n, dtype, base * 1e3,
               flops / base * 1e-9);
+  // Sweep 6: one team of 8 warps per SM (256 x 128 reads 3/4 of 128 x 128's L2 bytes per flop), with more
+  // K steps in flight than sweep 5's four stages: ncu of 256x128x32 four stages had 13% of its stall samples
+  // waiting for copies (long scoreboard) with the L2 at 59%.
+  hmma_candidate<Hmma<256, 128, 32, 64, 64, 6, 1, true, false, false, true>, T>(
+      "k16 across 256x128x32 6st 1/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<256, 128, 32, 64, 64, 5, 1, true, false, false, true>, T>(
+      "k16 across 256x128x32 5st 1/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 256, 32, 64, 64, 6, 1, true, false, false, true>, T>(
+      "k16 across 128x256x32 6st 1/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<256, 128, 32, 64, 64, 6, 1, true, true, true>, T>(
+      "async 256x128x32 6st 1/SM copies after, steady", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<256, 128, 64, 64, 64, 4, 1, true, false, false, true>, T>(
+      "k16 across 256x128x64 4st 1/SM", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<256, 128, 64, 64, 64, 4, 1, true, true, true>, T>(
+      "async 256x128x64 4st 1/SM copies after, steady", A, B, C, ref, reps, base);
+  hmma_candidate<Hmma<128, 128, 64, 64, 64, 3, 2, true, false, false, true>, T>(
+      "k16 across 128x128x64 3st 2/SM", A, B, C, ref, reps, base);
   // Sweep 5: each k16 slice's fragments loaded while the previous slice multiplies, across the K steps'
   // barriers too (fragments_across_steps, as the DMMA entry now runs).
   hmma_candidate<Hmma<128, 128, 32, 64, 64, 3, 2, true, false, false, true>, T>(
