@@ -1842,9 +1842,11 @@ TEST(GemmDmma, TableEntriesSplitKAndRerun) {
 // ---- the HMMA micro-kernel (FP16/BF16 in, FP32 accumulate), on small tiles with tails -----------
 // As for DMMA: every orientation (ldmatrix reads k-major scratch with .trans and k-contiguous scratch
 // as it is), M, N and K tails, a single partial tile, and both output types.
-template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages, bool kAsync, bool kSteady = false>
+template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages, bool kAsync, bool kSteady = false,
+          bool kAcross = false>
 struct HmmaTiles : AsyncStagingOf<kAsync> {
   static constexpr bool steady_loop = kSteady, copies_after_products = kSteady;
+  static constexpr bool fragments_across_steps = kAcross;
   static constexpr int bm = kBm, bn = kBn, bk = kBk;
   static constexpr int warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
@@ -1865,8 +1867,10 @@ void run_hmma_tiles_all() {
 using HmmaRegisters = HmmaTiles<32, 32, 16, 16, 16, 2, false>;
 using HmmaAsync = HmmaTiles<64, 32, 32, 16, 32, 3, true>;
 using HmmaAsyncWide = HmmaTiles<64, 64, 32, 32, 32, 2, true>;
-// As the table's entry: the steady loop with each step's copies after its products.
+// The steady loop with each step's copies after its products (the table's entry before 2026-12-04).
 using HmmaAsyncSteady = HmmaTiles<64, 64, 32, 32, 16, 3, true, true>;
+// As the table's entry: k16 slices, the next one's fragments loaded across the K steps' barriers.
+using HmmaAsyncAcross = HmmaTiles<64, 64, 32, 32, 32, 3, true, false, true>;
 TEST(GemmHmma, RegisterStagingHalfToFloat) {
   run_hmma_tiles_all<HmmaRegisters, half_t, float>();
 }
@@ -1884,6 +1888,17 @@ TEST(GemmHmma, AsyncStagingSteadyLoopHalfToFloat) {
   // so one launch runs both loops; 64x64x96 is one interior tile, all steps whole.
   const std::array<std::int64_t, 3> shapes[] = {{130, 71, 83}, {64, 64, 96}};
   run_mma_tiles_every_orientation<HmmaAsyncSteady, half_t, float>(shapes, 9550);
+}
+TEST(GemmHmma, AsyncStagingFragmentsAcrossStepsHalfToFloat) {
+  // 64x64x32 tiles, three stages: 130x71x83 has interior and edge tiles and a K tail after two whole
+  // steps; 64x64x224 is one interior tile of seven whole steps, four of them in the slice loop's
+  // unchecked part; 20x9x5 is one partial tile and K step.
+  const std::array<std::int64_t, 3> shapes[] = {{130, 71, 83}, {64, 64, 224}, {20, 9, 5}};
+  run_mma_tiles_every_orientation<HmmaAsyncAcross, half_t, float>(shapes, 9560);
+}
+TEST(GemmHmma, AsyncStagingFragmentsAcrossStepsBf16) {
+  const std::array<std::int64_t, 3> shapes[] = {{130, 71, 83}, {64, 64, 224}};
+  run_mma_tiles_every_orientation<HmmaAsyncAcross, bhalf_t, bhalf_t>(shapes, 9570);
 }
 TEST(GemmHmma, AsyncStagingWideWarpsHalfToFloat) {
   run_hmma_tiles_all<HmmaAsyncWide, half_t, float>();

@@ -361,33 +361,34 @@ struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns,
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
-// 128x128x32 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
-// float accumulators and 24 fragment registers; four stages of two 128 x 32 tiles, each line padded by 8
-// elements (NN: 4 x (32 x 136 + 128 x 40) x 2 B = 76 KB) of scratch per team (team_scratch.hpp lifts
-// Kokkos 3.4's 48 KB), two teams per SM (registers: 240 per thread, no spills).
-// Each step's copies are issued after its products (copies_after_products, gemm_team_async.hpp), so
-// the tensor pipe starts right after the barrier; three steps of copies stay in flight. The +8 pads
-// make every ldmatrix line stride 8 (mod 16) elements, which keeps its reads conflict-free. HMMA
-// sweep 3 on 8192^3 (perf/results/2026-12-02-h200-fc4e4fe/h200-2026-12-02-fc4e4fe-hmma-sweep.txt):
-// 1.11x / 1.10x (FP16 / BF16) the 128x128x64 three-stage entry it replaced; that entry with its copies after
-// the products 1.05x / 1.03x, 128x256x64 and 256x128x64 (one team of 8 warps) with copies after 1.04-1.05x,
-// four stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt): 8-warp
-// tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x. ncu
-// (-fc4e4fe-ncu-hmma.txt, -8ba5f17-ncu-hmma.txt): L2 throughput 71% -> 87% and SM throughput 49% -> 56%
-// from the replaced entry to this one, two warps per scheduler (registers and scratch): bound by the L2
-// traffic of 128 x 128 tiles (32 B per 1024 flops); the 8-warp team tiles that read less per flop have no
-// second team to cover their barriers, and ran no better. The steady loop for interior tiles
-// (steady_loop, gemm_team_async.hpp): 1.021x / 1.023x in HMMA sweep 4
-// (perf/results/2026-12-02-h200-d7f0a5b/h200-2026-12-02-d7f0a5b-sweep.txt, route build, mma.sync
-// candidates); there 128x128x64 three stages with copies after ran 1.024x / 1.047x, within the calls'
-// spread (0.94-0.95x in sweep 3), so the entry keeps its tiles.
+// 128x128x64 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
+// float accumulators and two sets of 32 fragment registers: each k16 slice's fragments are loaded while
+// the previous slice multiplies, across the K steps' barriers too (fragments_across_steps,
+// gemm_team_async.hpp). Three stages of two 128 x 64 tiles, each line padded by 8 elements (NN:
+// 3 x (64 x 136 + 128 x 72) x 2 B = 105 KB) of scratch per team (team_scratch.hpp lifts Kokkos 3.4's
+// 48 KB), two teams per SM (registers: 255 per thread). The +8 pads make every ldmatrix line stride 8
+// (mod 16) elements, which keeps its reads conflict-free.
+// HMMA sweep 6 at dbb78c2 (perf/results/2026-12-04-h200-dbb78c2/h200-2026-12-04-dbb78c2-hmma-sweep.txt, two
+// runs): 1.033-1.040x (FP16 and BF16) the entry it replaced, 128x128x32 with four stages, each step's copies
+// after its products and the steady loop (sweeps 3 and 4 below); the same tiles at one team per SM
+// 1.023-1.042x there and in -86df971-hmma-sweep.txt, 1.016-1.021x in sweep 5 (-f7cfece-k8-sweep.txt). One
+// team of 8 warps per SM (256x128 with four to six stages, 128x256) ran 0.76-1.01x the replaced entry. What
+// limits it (-86df971-README.md): the replaced entry's warp tiles alone ran 612 TF/s (ridgeline ceilings, 95%
+// of the register-resident HMMA rate), its GEMM 356-360: the loss is the staging's. At 128 x 128 the L2
+// serves 87-89% of its throughput (ncu); the 8-warp teams that read 3/4 of those bytes per flop have no
+// second team to cover their barriers and copy waits, and more stages did not cover them. The replaced
+// entry's record: HMMA sweep 3 on 8192^3
+// (perf/results/2026-12-02-h200-fc4e4fe/h200-2026-12-02-fc4e4fe-hmma-sweep.txt): 1.11x / 1.10x (FP16 / BF16)
+// the 128x128x64 three-stage entry before it; 128x256x64 and 256x128x64 with copies after 1.04-1.05x, four
+// stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt): 8-warp
+// tiles at BK 32 0.78-0.84x, 64x32 and 32x64 warp tiles 0.86-0.95x, register staging 0.31x.
 struct GemmTilesHalfMmaAsync {
-  static constexpr int bm = 128, bn = 128, bk = 32;
+  static constexpr int bm = 128, bn = 128, bk = 64;
   static constexpr int warp_m = 64, warp_n = 64;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
-  static constexpr int team_size = 128, vector_length = 1, stages = 4, min_blocks = 2;
-  static constexpr bool copies_after_products = true, steady_loop = true;
+  static constexpr int team_size = 128, vector_length = 1, stages = 3, min_blocks = 2;
+  static constexpr bool fragments_across_steps = true;
   static constexpr int scratch_level = 0, group_m = 8;
   using async_copy = AsyncCopySm80;
   template <class T, class Acc>
