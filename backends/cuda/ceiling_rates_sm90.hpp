@@ -98,17 +98,16 @@ KOKKOS_INLINE_FUNCTION void hfma2_rate(float (&lanes)[2 * kRateChains], float x,
 
 #if defined(KOKKOS_ENABLE_CUDA)
 // A GEMM entry's own warp tiles at the GEMM's occupancy: Cfg's micro-kernel (mac_in: one K step's
-// fragment loads from scratch and its MMA instructions) over the same resident stage again and again, in
-// teams of Cfg's team kernel for NN operands (its launch bounds, its scratch of every stage, its staged
-// layouts), one team per slot of one wave, with no global traffic and no team barrier. As in the GEMM,
-// step s reads the stage s mod kStages (`stride` 1, a run-time value): with one fixed stage, ptxas saw
-// the same loads in every step and kept their fragments in registers across steps, which measured the
-// MMA instructions alone. What Cfg's GEMM
-// loses against this rate is its staging's (copies, waits, barriers) and its epilogue's; what this loses
-// against the register-resident rate above is the micro-kernel's (fragment loads, issue slots, and the
-// warps per SM that its registers allow). Every staged element is one, so after `steps` K steps every
-// accumulator element holds steps x BK exactly (FP32: while that stays under 2^24); `bad` counts those
-// that do not.
+// fragment loads from scratch and its MMA instructions), K step after K step, in teams of Cfg's team
+// kernel for NN operands (its launch bounds, its scratch of every stage, its staged layouts), one team per
+// slot of one wave, with no global traffic and no team barrier. As in the GEMM, step s reads stage
+// s mod kStages (`stride` 1, a run-time value): with one fixed stage, ptxas saw the same loads in every
+// step and kept their fragments in registers across steps, which measured the MMA instructions alone.
+// What Cfg's GEMM loses against this rate is its staging's (copies, waits, barriers) and its epilogue's;
+// what this loses against the register-resident rate above is the micro-kernel's (fragment loads, issue
+// slots, and the warps per SM that its registers allow). Every staged element is one, so after `steps`
+// K steps every accumulator element holds steps x BK exactly (FP32: while that stays under 2^24); `bad`
+// counts those that do not.
 template <class Cfg, class T, class Acc>
 struct WarpTileRate {
   using MK = typename Cfg::template micro_kernel<T, Acc>;
