@@ -197,29 +197,22 @@ struct DmmaSm90MicroKernel : DmmaStagedLayouts<Cfg, DmmaPairsOf<Cfg>::value> {
                   "scratch layout with bank conflicts");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (kK == 16) {
-      // m16n8k16 loads A per 16-row block just before its products (8 values, not load_slice's 8 per
-      // block at once), which keeps the 64x32 warp tile inside 255 registers.
+      // m16n8k16 loads A per 16-row block just before its products (k16_products; not load_slice's
+      // fragments of every block at once).
       constexpr int AI = SA::i_stride, AK = SA::k_stride, BI = SB::i_stride, BKs = SB::k_stride;
       const SliceBase base = slice_base<SA, SB>(As, Bs, o);
       const unsigned sa = base.a, sb = base.b;
-      RIDGELINE_UNROLL
-      for (int kb = 0; kb < BK / 16; ++kb) {
-        double b[kMmaN][4];
-        RIDGELINE_UNROLL
-        for (int j = 0; j < kMmaN; ++j) {
-          RIDGELINE_UNROLL
-          for (int v = 0; v < 4; ++v) b[j][v] = lds(sb + 8u * ((kb * 16 + 4 * v) * BKs + j * 8 * BI));
-        }
-        RIDGELINE_UNROLL
-        for (int i = 0; i < kMmaM; ++i) {
-          double a[8];
-          RIDGELINE_UNROLL
-          for (int v = 0; v < 8; ++v)
-            a[v] = lds(sa + 8u * ((kb * 16 + 4 * (v / 2)) * AK + (i * 16 + 8 * (v % 2)) * AI));
-          RIDGELINE_UNROLL
-          for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], a, b[j]);
-        }
-      }
+      k16_products(
+          acc,
+          [&](int kb, int j, double(&bj)[4]) {
+            RIDGELINE_UNROLL
+            for (int v = 0; v < 4; ++v) bj[v] = lds(sb + 8u * ((kb * 16 + 4 * v) * BKs + j * 8 * BI));
+          },
+          [&](int kb, int i, double(&a)[8]) {
+            RIDGELINE_UNROLL
+            for (int v = 0; v < 8; ++v)
+              a[v] = lds(sa + 8u * ((kb * 16 + 4 * (v / 2)) * AK + (i * 16 + 8 * (v % 2)) * AI));
+          });
     } else {
       Fragments f;
       const SliceBase base = slice_base<SA, SB>(As, Bs, o);
@@ -293,41 +286,34 @@ struct DmmaSm90MicroKernel : DmmaStagedLayouts<Cfg, DmmaPairsOf<Cfg>::value> {
         static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_lane<SB>(o.g, o.q, wn_odd)));
     const unsigned sb1 =
         static_cast<unsigned>(__cvta_generic_to_shared(Bs + o.wn * BI + b_lane<SB>(o.g, o.q, !wn_odd)));
-    RIDGELINE_UNROLL
-    for (int kb = 0; kb < BK / 16; ++kb) {
-      double b[kMmaN][4];
-      RIDGELINE_UNROLL
-      for (int j = 0; j < kMmaN; ++j) {
-        RIDGELINE_UNROLL
-        for (int h = 0; h < 2; ++h) {
-          // b[2 h + v] = B(scratch k 8 (2 kb + h) + 2 q + v, column 8 j + sigma(g))
-          const unsigned at = (j % 2 ? sb1 : sb0) + 8u * (j * 8 * BI + (2 * kb + h) * 8 * BKs);
-          if constexpr (b_pairs<SB>) {
-            lds2(at, b[j][2 * h], b[j][2 * h + 1]);
-          } else {
-            b[j][2 * h] = lds(at), b[j][2 * h + 1] = lds(at + 8u * BKs);
+    k16_products(
+        acc,
+        [&](int kb, int j, double(&bj)[4]) {
+          RIDGELINE_UNROLL
+          for (int h = 0; h < 2; ++h) {
+            // bj[2 h + v] = B(scratch k 8 (2 kb + h) + 2 q + v, column 8 j + sigma(g))
+            const unsigned at = (j % 2 ? sb1 : sb0) + 8u * (j * 8 * BI + (2 * kb + h) * 8 * BKs);
+            if constexpr (b_pairs<SB>) {
+              lds2(at, bj[2 * h], bj[2 * h + 1]);
+            } else {
+              bj[2 * h] = lds(at), bj[2 * h + 1] = lds(at + 8u * BKs);
+            }
           }
-        }
-      }
-      RIDGELINE_UNROLL
-      for (int i = 0; i < kMmaM; ++i) {
-        double a[8];
-        RIDGELINE_UNROLL
-        for (int h = 0; h < 2; ++h) {
-          // a[4 h + v0 + 2 v] = A(tile row 16 i + 2 g + v0, scratch k 8 (2 kb + h) + 2 q + v)
-          const unsigned at = sa + 8u * (i * 16 * AI + (2 * kb + h) * 8 * AK);
-          if constexpr (a_pairs<SA>) {
-            lds2(at, a[4 * h], a[4 * h + 1]);
-            lds2(at + 8u * AK, a[4 * h + 2], a[4 * h + 3]);
-          } else {
-            a[4 * h] = lds(at), a[4 * h + 1] = lds(at + 8u * AI);
-            a[4 * h + 2] = lds(at + 8u * AK), a[4 * h + 3] = lds(at + 8u * (AI + AK));
+        },
+        [&](int kb, int i, double(&a)[8]) {
+          RIDGELINE_UNROLL
+          for (int h = 0; h < 2; ++h) {
+            // a[4 h + v0 + 2 v] = A(tile row 16 i + 2 g + v0, scratch k 8 (2 kb + h) + 2 q + v)
+            const unsigned at = sa + 8u * (i * 16 * AI + (2 * kb + h) * 8 * AK);
+            if constexpr (a_pairs<SA>) {
+              lds2(at, a[4 * h], a[4 * h + 1]);
+              lds2(at + 8u * AK, a[4 * h + 2], a[4 * h + 3]);
+            } else {
+              a[4 * h] = lds(at), a[4 * h + 1] = lds(at + 8u * AI);
+              a[4 * h + 2] = lds(at + 8u * AK), a[4 * h + 3] = lds(at + 8u * (AI + AK));
+            }
           }
-        }
-        RIDGELINE_UNROLL
-        for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], a, b[j]);
-      }
-    }
+        });
 #else
     (void)acc, (void)As, (void)Bs, (void)o;
     Kokkos::abort("ridgeline: the DMMA micro-kernel runs on sm_90 devices only");
@@ -395,6 +381,27 @@ struct DmmaSm90MicroKernel : DmmaStagedLayouts<Cfg, DmmaPairsOf<Cfg>::value> {
   }
 
 #if defined(__CUDA_ARCH__)
+  // One K step of m16n8k16 products, k16 block by block: B's fragments of every 8-column block
+  // (load_b(kb, j, b[j])), then for each 16-row block A's (load_a(kb, i, a)) just before its products, which
+  // keeps the 64x32 warp tile inside 255 registers. The plain and the pairs reads (mac_in, mac_pairs) differ
+  // only in their loads.
+  template <class LoadB, class LoadA>
+  __device__ static __forceinline__ void k16_products(Accumulator& acc, const LoadB& load_b,
+                                                      const LoadA& load_a) {
+    RIDGELINE_UNROLL
+    for (int kb = 0; kb < BK / 16; ++kb) {
+      double b[kMmaN][4];
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kMmaN; ++j) load_b(kb, j, b[j]);
+      RIDGELINE_UNROLL
+      for (int i = 0; i < kMmaM; ++i) {
+        double a[8];
+        load_a(kb, i, a);
+        RIDGELINE_UNROLL
+        for (int j = 0; j < kMmaN; ++j) mma(acc.v[i][j], a, b[j]);
+      }
+    }
+  }
   // volatile: no scratch load may move across the team barriers around mac.
   __device__ static __forceinline__ void lds2(unsigned addr, double& x, double& y) {
     asm volatile("ld.shared.v2.f64 {%0, %1}, [%2];" : "=d"(x), "=d"(y) : "r"(addr));
