@@ -621,25 +621,34 @@ cl::DeviceCeilings measure_ceilings(const DeviceSpec& spec, const CeilingsOption
                                 SumInts{bad}, total);
         return total;
       };
-      auto matrix_roof = [&](DType d, const std::string& kernel, auto&& launch, std::int64_t max_steps) {
-        const std::int64_t steps = calibrate(launch, target, max_steps);
-        const Sample t = time_runs([&] { launch(steps); }, reps);
+      // One matrix-unit roof: its timing, spec figure and check (`wrong` accumulator elements off the exact
+      // value after `steps`, counted in `step_name`), logged and kept.
+      auto push_matrix_roof = [&](DType d, const std::string& kernel, const std::string& label,
+                                  const Sample& t, double flops, int wrong, std::int64_t steps,
+                                  const std::string& step_name) {
         cl::Roof r;
         r.kind = "compute";
         r.kernel = kernel;
         r.dtype = d;
         r.unit = Unit::matrix;
-        r.label = to_string(d) + " " + kernel +
-                  ", register-resident, operands all ones: " + std::to_string(static_cast<long long>(warps)) +
-                  " warps x " + std::to_string(cr::kRateChains) + " accumulators";
-        fill_timing(r, t, warps * cr::kRateChains * double(steps) * cl::kMma16816Flops);
+        r.label = label;
+        fill_timing(r, t, flops);
         r.spec_value = spec.peak_flops(d, Unit::matrix);
         r.spec_source = r.spec_value > 0 ? spec_source_of(spec) : "";
-        const int wrong = count_bad();
-        r.check = wrong == 0 ? "ok (every accumulator exact after " + std::to_string(steps) + " steps)"
-                             : "MISMATCH in " + std::to_string(wrong) + " accumulator elements";
+        r.check = wrong == 0
+                      ? "ok (every accumulator exact after " + std::to_string(steps) + " " + step_name + ")"
+                      : "MISMATCH in " + std::to_string(wrong) + " accumulator elements";
         log << "  " << r.label << ": " << r.value / 1e12 << " TFLOP/s\n" << std::flush;
         out.roofs.push_back(r);
+      };
+      auto matrix_roof = [&](DType d, const std::string& kernel, auto&& launch, std::int64_t max_steps) {
+        const std::int64_t steps = calibrate(launch, target, max_steps);
+        const Sample t = time_runs([&] { launch(steps); }, reps);
+        const std::string label = to_string(d) + " " + kernel + ", register-resident, operands all ones: " +
+                                  std::to_string(static_cast<long long>(warps)) + " warps x " +
+                                  std::to_string(cr::kRateChains) + " accumulators";
+        push_matrix_roof(d, kernel, label, t, warps * cr::kRateChains * double(steps) * cl::kMma16816Flops,
+                         count_bad(), steps, "steps");
       };
       Kokkos::View<double*, Mem> init_d("ridgeline_ceilings_init", cr::kRateChains);
       Kokkos::View<float*, Mem> init_f("ridgeline_ceilings_init", cr::kRateChains);
@@ -702,23 +711,15 @@ cl::DeviceCeilings measure_ceilings(const DeviceSpec& spec, const CeilingsOption
         Kokkos::deep_copy(wrong_elems, 0);
         const Sample t = time_runs([&] { launch(steps); }, reps);
         const int wrong = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wrong_elems)(0);
-        cl::Roof r;
-        r.kind = "compute";
-        r.kernel = std::string(Cfg::micro_kernel_name) + " warp tiles of " + entry;
-        r.dtype = d;
-        r.unit = Unit::matrix;
-        r.label = to_string(d) + " " + r.kernel + " (" + std::to_string(Cfg::bm) + "x" +
-                  std::to_string(Cfg::bn) + "x" + std::to_string(Cfg::bk) + " team tiles, " +
-                  std::to_string(Cfg::warp_m) + "x" + std::to_string(Cfg::warp_n) + " per warp, " +
-                  std::to_string(Cfg::team_size) + " threads, " + std::to_string(Cfg::min_blocks) +
-                  " teams per SM), its resident stages re-read in turn: no global traffic, no barrier";
-        fill_timing(r, t, double(league) * Rate::kFlopsPerTeamStep * double(steps));
-        r.spec_value = spec.peak_flops(d, Unit::matrix);
-        r.spec_source = r.spec_value > 0 ? spec_source_of(spec) : "";
-        r.check = wrong == 0 ? "ok (every accumulator exact after " + std::to_string(steps) + " K steps)"
-                             : "MISMATCH in " + std::to_string(wrong) + " accumulator elements";
-        log << "  " << r.label << ": " << r.value / 1e12 << " TFLOP/s\n" << std::flush;
-        out.roofs.push_back(r);
+        const std::string kernel = std::string(Cfg::micro_kernel_name) + " warp tiles of " + entry;
+        const std::string label =
+            to_string(d) + " " + kernel + " (" + std::to_string(Cfg::bm) + "x" + std::to_string(Cfg::bn) +
+            "x" + std::to_string(Cfg::bk) + " team tiles, " + std::to_string(Cfg::warp_m) + "x" +
+            std::to_string(Cfg::warp_n) + " per warp, " + std::to_string(Cfg::team_size) + " threads, " +
+            std::to_string(Cfg::min_blocks) +
+            " teams per SM), its resident stages re-read in turn: no global traffic, no barrier";
+        push_matrix_roof(d, kernel, label, t, double(league) * Rate::kFlopsPerTeamStep * double(steps), wrong,
+                         steps, "K steps");
       };
       namespace cu = ridgeline::backends::cuda;
       using cu::GemmTilesFp64DmmaPairs, cu::GemmTilesFp64DmmaSmall, cu::GemmTilesHalfMmaAsync;
