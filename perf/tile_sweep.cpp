@@ -851,8 +851,14 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
     const rd::GemmEntryParams p = L::params(i);
     if (!p.needs_packets || p.role == rd::GemmRole::tf32 || p.bm == 0) continue;
     if (p.role == rd::GemmRole::narrow && m > p.bm) continue;
-    // Without packets as they are, the copies decide on their own plan (above).
+    // Without packets as they are, the copies decide on their own plan (above). Entries that stage
+    // element by element (the small tiles under a share of a wave, 1021 x 1031 x 1033) are not the
+    // general role, so the operands are asked too: packet entries on an odd leading dimension made
+    // misaligned loads.
     if (chosen.copy_aligned || chosen.role == rd::GemmRole::general) continue;
+    if (!rd::stages_in_packets(ac, rd::rows_contiguous(ac), 16 / int(sizeof(T))) ||
+        !rd::stages_in_packets(bc, rd::rows_contiguous(bc), 16 / int(sizeof(T))))
+      continue;
     for (bool peel : {true, false}) {
       rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
       if (!peel) {
@@ -874,6 +880,50 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
       show("slices", plan, s);
     }
   }
+}
+
+// ---- skinny N with op(A) rows-contiguous: the multi-vector rows entry and its candidates ---------
+// NN M x N x K (LayoutLeft, alpha 1, beta 0): ridgeline::gemm (the table's plan), then multi-vector
+// candidates, each with its own plan's K slices (multi_vector_split): teams of kTeam threads, kU columns
+// of A a step, kMinBlocks teams per SM, up to kNV columns. Errors against ridgeline::gemm's.
+template <class T, int kTeam, int kU, int kMinBlocks, int kNV>
+struct Rc {
+  static constexpr int team_size = kTeam, vec = int(16 / sizeof(T)), unroll = kU, max_vectors = kNV;
+  static constexpr int b_rows = 64;
+  static constexpr int bm = kTeam * vec, bn = kNV, bk = 256, tm = vec, tn = kNV;
+  static constexpr int vector_length = 1, stages = kU, min_blocks = kMinBlocks, scratch_level = 0;
+  static constexpr int max_slices = 256;
+};
+template <class T>
+void sweep_rows(std::int64_t m, std::int64_t n, std::int64_t k, int reps) {
+  Matrix<T> A("A", m, k), B("B", k, n), C("C", m, n), ref("ref", m, n);
+  fill(A, 1), fill(B, 2);
+  const auto a = rd::as_const(rd::strided_op(A, rd::Trans::N)),
+             b = rd::as_const(rd::strided_op(B, rd::Trans::N));
+  const auto c = rd::strided_op(C, rd::Trans::N);
+  const rd::GemmPlan chosen = rd::gemm_plan(Exec(), a, b);
+  const double flops = 2.0 * m * double(n) * k, bytes = double(m) * k * sizeof(T);
+  const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
+  std::printf(
+      "gemm NN %lldx%lldx%lld %s: ridgeline::gemm (%s, %d slices) %.4f ms %.1f GFLOP/s %.1f GB/s of A\n",
+      (long long)m, (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32", rd::role_name(chosen.role),
+      chosen.split.slices, base * 1e3, flops / base * 1e-9, bytes / base * 1e-9);
+  const std::int64_t cu = rd::ComputeUnits<Be, Exec>::of(Exec());
+  const auto candidate = [&](auto cfg, const char* name) {
+    using Cfg = decltype(cfg);
+    if (n > Cfg::max_vectors) return;
+    const rd::KSplit split = rd::multi_vector_split(rd::tile_params<Cfg>(), m, n, k, cu, sizeof(T));
+    const double t =
+        median_seconds(reps, [&] { rd::launch_multi_vector<Cfg>(Exec(), split, a, b, c, T(1), T(0)); });
+    std::printf("  %-40s %3d slices %9.4f ms %9.1f GFLOP/s %7.1f GB/s  x%.3f  err %.1e\n", name, split.slices,
+                t * 1e3, flops / t * 1e-9, bytes / t * 1e-9, base / t, rel_diff(C, ref));
+  };
+  candidate(Rc<T, 128, 4, 3, 16>{}, "128t U4 3/SM (the entry)");
+  candidate(Rc<T, 128, 2, 3, 16>{}, "128t U2 3/SM");
+  candidate(Rc<T, 128, 8, 3, 16>{}, "128t U8 3/SM");
+  candidate(Rc<T, 128, 4, 4, 16>{}, "128t U4 4/SM");
+  candidate(Rc<T, 128, 2, 4, 16>{}, "128t U2 4/SM");
+  candidate(Rc<T, 256, 4, 2, 16>{}, "256t U4 2/SM");
 }
 
 // ---- skinny N with op(A) k-contiguous, skinny M: the multi-vector dot entry and its candidates -----
@@ -1154,6 +1204,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> gemv_split;
   app.add_option("--gemv-split", gemv_split,
                  "RxC GEMV N shapes (fp32 and fp64): the rows entry against the split along the columns");
+  std::vector<std::string> rows_shapes;
+  app.add_option("--rows", rows_shapes,
+                 "MxNxK NN GEMM shapes (fp32 and fp64; e.g. 16384x16x16384): the multi-vector rows entry's "
+                 "candidates against ridgeline::gemm");
   std::vector<std::string> dot_shapes;
   app.add_option(
       "--dot", dot_shapes,
@@ -1210,6 +1264,10 @@ int main(int argc, char** argv) {
                  [&](long long m, long long n, long long k) { sweep_plans<float>(m, n, k, reps, slices); });
   for_each_shape(plans64,
                  [&](long long m, long long n, long long k) { sweep_plans<double>(m, n, k, reps, slices); });
+  for_each_shape(rows_shapes, [&](long long m, long long n, long long k) {
+    sweep_rows<float>(m, n, k, reps);
+    sweep_rows<double>(m, n, k, reps);
+  });
   for (const std::string& spec : dot_shapes) {
     long long m = 0, n = 0, k = 0;
     char ta = 0, tb = 0;
