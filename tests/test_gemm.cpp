@@ -1025,7 +1025,7 @@ TEST(Gemm, SplitKAndNarrowTiles) {
 TEST(Gemm, SkinnyNMatchesReference) {
   std::uint64_t seed = 9600;
   const std::int64_t k = reduced() ? 600 : 2051;
-  for (std::int64_t n : {2, 3, 4, 5, 8, 16, 17}) {
+  for (std::int64_t n : {2, 3, 4, 5, 8, 9, 12, 16, 17}) {
     for (const char* t : {"NN", "NT"}) {
       const double beta = n % 2 ? 0.0 : 0.75;
       // Leading dimensions of whole packets (1004 floats, 518 doubles): packet loads, a partial team.
@@ -1273,6 +1273,55 @@ TEST(Gemm, MultiVectorDotKernel) {
       dot_kernel_case<float>(97, n, 1001, 1003, slices, 0.5, seed += 3);   // elements
       dot_kernel_case<double>(200, n, 998, 998, slices, -1.0, seed += 3);
       dot_kernel_case<double>(5, n, 129, 131, slices, 0.0, seed += 3);
+    }
+  }
+}
+
+// GemmMultiVector launched directly with a configuration of the test's, on every backend whatever its
+// table lists: a staged pass of 8 rows of op(B) (many passes per slice), packets (leading dimension a
+// whole number of them) and element loads (odd), one K slice and 5, depths that leave a tail of fewer than
+// an unroll step, beta zero (C poisoned) and not.
+template <class T>
+struct RowsTestCfg {
+  static constexpr bool kHost = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>;
+  static constexpr int team_size = kHost ? 1 : 64;
+  static constexpr int vec = int(16 / sizeof(T)), unroll = 2, b_rows = 8, max_vectors = 16, min_blocks = 1;
+};
+template <class T>
+void rows_kernel_case(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_t lda, int slices,
+                      double beta, std::uint64_t seed) {
+  using Cfg = RowsTestCfg<T>;
+  Kokkos::View<T**, Kokkos::LayoutLeft, Exec> A("A", lda, k), B("B", k, n), C("C", m, n);
+  fill_random(A, seed), fill_random(B, seed + 1);
+  if (beta == 0) {
+    fill_value(C, poison<T>());
+  } else {
+    fill_random(C, seed + 2);
+  }
+  const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
+  // op(A) = the first m rows of A: m x k, rows contiguous.
+  const detail::Strided2D<const T> a{A.data(), m, k, 1, lda};
+  const detail::Strided2D<const T> b{B.data(), k, n, 1, k};
+  const detail::Strided2D<T> c{C.data(), m, n, 1, m};
+  const detail::KSplit split = slices > 1 ? detail::split_k(k, Cfg::unroll, slices) : detail::KSplit{1, k};
+  detail::launch_multi_vector<Cfg>(Exec(), split, a, b, c, T(-0.75), T(beta));
+  Kokkos::fence();
+  HostMatrix opA{m, k, std::vector<double>(std::size_t(m * k))};
+  for (std::int64_t i = 0; i < m; ++i)
+    for (std::int64_t j = 0; j < k; ++j) opA(i, j) = hA(i, j);
+  const Tolerance tol = tolerance_of<T, T>();
+  EXPECT_TRUE(matches(to_host(C), reference_gemm(opA, hB, hC0, -0.75, beta, tol.acc, tol.out)))
+      << m << "x" << n << "x" << k << " lda " << lda << " slices " << slices;
+}
+TEST(Gemm, MultiVectorRowsKernel) {
+  std::uint64_t seed = 9970;
+  for (std::int64_t n : {2, 5, 8, 11, 16}) {
+    for (int slices : {1, 5}) {
+      // 300 rows: a team's 256 (fp32) and a partial team; 301 rows: a partial packet.
+      rows_kernel_case<float>(300, n, 203, 304, slices, 0.0, seed += 3);  // packets
+      rows_kernel_case<float>(301, n, 203, 303, slices, 0.5, seed += 3);  // elements
+      rows_kernel_case<double>(150, n, 201, 152, slices, -1.0, seed += 3);
+      rows_kernel_case<double>(77, n, 97, 79, slices, 0.0, seed += 3);
     }
   }
 }
