@@ -1852,6 +1852,41 @@ TEST(GemmDmma, SmallTileEntryThroughGemm) {
   rerun_is_bit_identical<double>(m, n, k, 9450);
 }
 
+// The first short-K entry of the table (when::depth_at_most), where it lists one: NN 4096 x 4096 at its
+// greatest K plans on it, one packet deeper does not (packets kept: LayoutLeft leading dimensions of whole
+// packets). On CUDA, fp32's small tiles from K 128 and fp64's (DMMA) from 256, before the fp64 pairs
+// entry's waves. Plans only.
+template <class W, class = void>
+struct ShortDepthOf : std::integral_constant<int, 0> {};
+template <class W>
+struct ShortDepthOf<W, std::void_t<decltype(W::max_k)>> : std::integral_constant<int, W::max_k> {};
+template <class T>
+void expect_short_depth_bounds() {
+  using L = detail::GemmEntriesOf<Exec, T>;
+  int first = -1, depth = 0;
+  for (int i = 0; i < L::size && first < 0; ++i) {
+    L::visit(i, [&](auto e) {
+      constexpr int d = ShortDepthOf<typename decltype(e)::When>::value;
+      if (d > 0) first = i, depth = d;
+    });
+  }
+  if (first < 0) GTEST_SKIP() << "no short-K entry in this table";
+  const std::int64_t n = 4096, w = 16 / sizeof(T);
+  const auto plan = [&](std::int64_t k) {
+    return detail::gemm_plan(Exec(), detail::Strided2D<const T>{nullptr, n, k, 1, n},
+                             detail::Strided2D<const T>{nullptr, k, n, 1, k});
+  };
+  EXPECT_EQ(plan(depth).entry, first) << "K " << depth;
+  EXPECT_EQ(plan(w).entry, first) << "K " << w;
+  EXPECT_NE(plan(depth + w).entry, first) << "K " << depth + w;
+}
+TEST(GemmPlan, ShortDepthEntryBoundsFloat) {
+  expect_short_depth_bounds<float>();
+}
+TEST(GemmPlan, ShortDepthEntryBoundsDouble) {
+  expect_short_depth_bounds<double>();
+}
+
 // The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet
 // entry, and a bit-identical rerun of it.
 TEST(GemmDmma, TableEntriesSplitKAndRerun) {

@@ -204,8 +204,12 @@ struct GemmTilesFp64DmmaPairs : DmmaAsyncEntry<GemmTilesFp64DmmaPairs, 128, 64, 
 // 0.586, 0.587, 0.956 (-3fcc668-worktree-staged-b-sweep.txt): 1.11x at 8 fp32 columns and 1.04-1.07x on fp64
 // N = 2 and 4, no gain at 12-16 fp32 columns, which instead keep twice the columns of A in flight
 // (gemm_multi_vector.hpp: 0.518 and 0.542 ms); fp64 past 4 columns still loses to the small-tile DMMA entry
-// (0.725 ms at 8). b_rows 64 was not swept. Fields as the plan reads them (plan_peel_and_split): bm rows per
-// team, bn the most columns, bk the least K per slice, min_blocks teams per SM, stages the unroll.
+// (0.725 ms at 8). b_rows 64 was not swept. Two kernels lost at 9 to 16 fp32 columns, where this entry runs
+// 0.80-0.86 of cuBLAS (perf/results/2026-12-04-h200-f3b6a5d/h200-2026-12-04-f3b6a5d-worktree-README.md):
+// the columns split between two lanes per packet of A, 0.74x (each thread then does the 8-column work, and
+// there are twice the threads: bound by issue and latency per thread, not by HBM); A double-buffered in
+// registers, 0.62x at 8 columns and 0.81x at 16. Fields as the plan reads them (plan_peel_and_split): bm rows
+// per team, bn the most columns, bk the least K per slice, min_blocks teams per SM, stages the unroll.
 template <class T>
 struct GemmMultiVectorTiles {
   static constexpr int team_size = 128, vec = int(16 / sizeof(T)), unroll = 4;
@@ -285,6 +289,12 @@ struct GemmTilesFp32FewColumns {
 // split K 2 for 264 slots, 0.66 of cuBLAS (e4e678c cliffs record). On the small tiles, element-staged, with
 // their edge tiles moved inside (tile_inside_origin): 1.08-1.13x, 0.70-0.72 of cuBLAS, and 253x261x133 1.90x
 // (perf/results/2026-12-03-h200-8c18ba8/, -d222c2f/). The rest of its gap is 272 tiles for 264 slots.
+// The same tiles take products of K at most 128 (max_depth; when::depth_at_most in the entry list), whose
+// 128 x 128 tiles spend as long starting and storing as multiplying. Plan sweep at f3b6a5d, against the
+// packet entry's plan
+// (perf/results/2026-12-04-h200-f3b6a5d/h200-2026-12-04-f3b6a5d-worktree-plans-sweep.txt): 4096 x 4096 x
+// 16 1.165x, x 64 1.105x, 8192 x 8192 x 128 1.056x (the few-column 128 x 32 tiles 1.24x, 1.08x and 0.98x).
+// These ran 0.76-0.83 of cuBLAS in the cliffs preset (-2cda307-cliffs-ab-table.md).
 struct GemmTilesFp32Small {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
@@ -293,6 +303,7 @@ struct GemmTilesFp32Small {
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
   static constexpr bool prefer_l1 = true;
+  static constexpr int max_depth = 128;
 };
 
 // The fp64 small-tile entry, for products of up to 8 waves of the 128x64 entry's tiles (wave_share_of in
@@ -336,7 +347,12 @@ struct GemmTilesFp32Small {
 // short or split-K products 0.86-0.97x: three warps per scheduler already hid the loads, and the pairs'
 // 16-byte epilogue spilled at 168 registers
 // (perf/results/2026-12-04-h200-07cbd29/h200-2026-12-04-07cbd29-README.md).
+// Products of K at most 256 (short_depth) take these tiles before the pairs entry's 4 to 8 waves: plan
+// sweep at f3b6a5d (-f3b6a5d-worktree-plans-sweep.txt, above), NN 4096 x 4096 x 64 (7.76 waves of 128x64
+// tiles) 1.06x the pairs entry's plan, 0.77 of cuBLAS in the cliffs preset; 256 as 8192 x 8192 x 256
+// above.
 struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 32, 32, 3, 3> {
+  static constexpr int short_depth = 256;
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
 };
@@ -698,6 +714,8 @@ struct Tiles {
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
                         detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
+      detail::GemmEntry<GemmTilesFp64DmmaSmall,
+                        detail::when::depth_at_most<GemmTilesFp64DmmaSmall::short_depth>>,
       detail::GemmEntry<GemmTilesFp64DmmaPairs,
                         detail::when::nn<detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 400, 800>,
                                          detail::GemmRole::packets>>,
@@ -720,6 +738,7 @@ struct Tiles {
                         detail::when::columns_at_most_tiles<GemmTilesFp32FewColumns::bn>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60, false>>,
+      detail::GemmEntry<GemmTilesFp32Small, detail::when::depth_at_most<GemmTilesFp32Small::max_depth>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
   using HalfNarrow =

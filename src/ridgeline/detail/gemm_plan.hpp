@@ -117,11 +117,12 @@ struct wave_share_of {
 };
 // Packets, and K at most kMaxK: so few K steps per tile that the tile's start and its epilogue weigh
 // as much as its products, and more teams per compute unit, each on a smaller tile, hide them better
-// (fp64 DMMA, 8192 x 8192 x 256).
+// (fp64 DMMA, 8192 x 8192 x 256; fp32 SIMT, 4096 x 4096 x 64).
 template <int kMaxK>
 struct depth_at_most {
   static constexpr GemmRole role = GemmRole::small;
   static constexpr bool needs_packets = true;
+  static constexpr int max_k = kMaxK;
   static bool applies(const GemmFacts& f) { return f.packets && f.k <= kMaxK; }
 };
 // At most kMaxN columns of C (and at least two: one is a GEMV) with op(A) rows-contiguous: a
