@@ -887,13 +887,15 @@ TEST(GemmPlan, ThisTable) {
 // carveout is below Kokkos's 100%, and the product is still right.
 TEST(Gemm, PacketEntryCarveoutLeavesL1) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    // A full wave of the packet entry's tiles (16 tile rows), past the small-tile entry's share of one.
+    // A full wave of the packet entry's tiles (16 tile rows), past the small-tile entry's share of one, at a
+    // K past its short-K entry's.
     using P = detail::GemmPacketCfg<Exec, float>;
     const std::int64_t slots =
         detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec()) * P::min_blocks;
     const std::int64_t m = 16 * P::bm, n = (slots + 15) / 16 * P::bn;
-    GemmCase c{m, n, 64, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
-    ASSERT_EQ(entry_of<float>('N', 'N', m, n, 64), "packets");
+    const std::int64_t k = backends::cuda::GemmTilesFp32Small::max_depth + 128;
+    GemmCase c{m, n, k, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
+    ASSERT_EQ(entry_of<float>('N', 'N', m, n, k), "packets");
     run(c);
     c.seed = 78;
     run(c);  // after the carveout changed
@@ -1854,7 +1856,7 @@ TEST(GemmDmma, SmallTileEntryThroughGemm) {
 
 // The first short-K entry of the table (when::depth_at_most), where it lists one: NN 4096 x 4096 at its
 // greatest K plans on it, one packet deeper does not (packets kept: LayoutLeft leading dimensions of whole
-// packets). On CUDA, fp32's small tiles from K 128 and fp64's (DMMA) from 256, before the fp64 pairs
+// packets). On CUDA, fp32's small tiles up to K 192 and fp64's (DMMA) up to 256, before the fp64 pairs
 // entry's waves. Plans only.
 template <class W, class = void>
 struct ShortDepthOf : std::integral_constant<int, 0> {};

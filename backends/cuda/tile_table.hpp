@@ -289,12 +289,16 @@ struct GemmTilesFp32FewColumns {
 // split K 2 for 264 slots, 0.66 of cuBLAS (e4e678c cliffs record). On the small tiles, element-staged, with
 // their edge tiles moved inside (tile_inside_origin): 1.08-1.13x, 0.70-0.72 of cuBLAS, and 253x261x133 1.90x
 // (perf/results/2026-12-03-h200-8c18ba8/, -d222c2f/). The rest of its gap is 272 tiles for 264 slots.
-// The same tiles take products of K at most 128 (max_depth; when::depth_at_most in the entry list), whose
+// The same tiles take products of K at most 192 (max_depth; when::depth_at_most in the entry list), whose
 // 128 x 128 tiles spend as long starting and storing as multiplying. Plan sweep at f3b6a5d, against the
 // packet entry's plan
 // (perf/results/2026-12-04-h200-f3b6a5d/h200-2026-12-04-f3b6a5d-worktree-plans-sweep.txt): 4096 x 4096 x
-// 16 1.165x, x 64 1.105x, 8192 x 8192 x 128 1.056x (the few-column 128 x 32 tiles 1.24x, 1.08x and 0.98x).
-// These ran 0.76-0.83 of cuBLAS in the cliffs preset (-2cda307-cliffs-ab-table.md).
+// 16 1.165x, x 64 1.105x, 8192 x 8192 x 128 1.056x (the few-column 128 x 32 tiles 1.24x, 1.08x and 0.98x);
+// in ridgeline-perf at 2a250fb (bound 128) 1.37x, 1.29x, 1.17x, 0.92-1.07 of cuBLAS where they ran 0.73-0.79
+// (perf/results/2026-12-04-h200-2a250fb/h200-2026-12-04-2a250fb-README.md). The bound at 512 against 128
+// (-2a250fb-bound-README.md): NN 4096^2 x 132 1.06-1.07x, x 192 1.03-1.04x, x 256 0.99-1.00x (8192^2 and
+// 16384^2 x 256 1.03-1.04x), TN 4096^2 x 256 0.94-0.97x, K 384 and 512 0.92-0.95x: 192, where every shape
+// measured gained.
 struct GemmTilesFp32Small {
   static constexpr int bm = 64, bn = 64, bk = 16;
   static constexpr int tm = 8, tn = 4, fm = 4, fn = 4;
@@ -303,7 +307,7 @@ struct GemmTilesFp32Small {
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
   static constexpr bool prefer_l1 = true;
-  static constexpr int max_depth = 128;
+  static constexpr int max_depth = 192;
 };
 
 // The fp64 small-tile entry, for products of up to 8 waves of the 128x64 entry's tiles (wave_share_of in
