@@ -1246,12 +1246,7 @@ void dot_kernel_case(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_
                      double beta, std::uint64_t seed) {
   using Cfg = DotTestCfg<T>;
   Kokkos::View<T**, Kokkos::LayoutLeft, Exec> A("A", lda, m), B("B", k, n), C("C", m, n);
-  fill_random(A, seed), fill_random(B, seed + 1);
-  if (beta == 0) {
-    fill_value(C, poison<T>());
-  } else {
-    fill_random(C, seed + 2);
-  }
+  fill_operands(A, B, C, beta, seed);
   const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
   // op(A) = the first k rows of A, transposed: m x k, k contiguous.
   const detail::Strided2D<const T> a{A.data(), m, k, lda, 1};
@@ -1294,12 +1289,7 @@ void rows_kernel_case(std::int64_t m, std::int64_t n, std::int64_t k, std::int64
                       double beta, std::uint64_t seed) {
   using Cfg = RowsTestCfg<T>;
   Kokkos::View<T**, Kokkos::LayoutLeft, Exec> A("A", lda, k), B("B", k, n), C("C", m, n);
-  fill_random(A, seed), fill_random(B, seed + 1);
-  if (beta == 0) {
-    fill_value(C, poison<T>());
-  } else {
-    fill_random(C, seed + 2);
-  }
+  fill_operands(A, B, C, beta, seed);
   const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
   // op(A) = the first m rows of A: m x k, rows contiguous.
   const detail::Strided2D<const T> a{A.data(), m, k, 1, lda};
