@@ -856,9 +856,7 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
     // general role, so the operands are asked too: packet entries on an odd leading dimension made
     // misaligned loads.
     if (chosen.copy_aligned || chosen.role == rd::GemmRole::general) continue;
-    if (!rd::stages_in_packets(ac, rd::rows_contiguous(ac), 16 / int(sizeof(T))) ||
-        !rd::stages_in_packets(bc, rd::rows_contiguous(bc), 16 / int(sizeof(T))))
-      continue;
+    if (!rd::operands_stage_in_packets(ac, bc)) continue;
     for (bool peel : {true, false}) {
       rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
       if (!peel) {

@@ -1247,17 +1247,16 @@ void dot_kernel_case(std::int64_t m, std::int64_t n, std::int64_t k, std::int64_
   using Cfg = DotTestCfg<T>;
   Kokkos::View<T**, Kokkos::LayoutLeft, Exec> A("A", lda, m), B("B", k, n), C("C", m, n);
   fill_operands(A, B, C, beta, seed);
-  const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
+  const HostMatrix hB = to_host(B), hC0 = to_host(C);
   // op(A) = the first k rows of A, transposed: m x k, k contiguous.
+  const HostMatrix opA =
+      transpose_if(to_host(Kokkos::subview(A, std::make_pair(std::int64_t(0), k), Kokkos::ALL())), true);
   const detail::Strided2D<const T> a{A.data(), m, k, lda, 1};
   const detail::Strided2D<const T> b{B.data(), k, n, 1, k};
   const detail::Strided2D<T> c{C.data(), m, n, 1, m};
   const detail::KSplit split = slices > 1 ? detail::split_k(k, Cfg::b_rows, slices) : detail::KSplit{1, k};
   detail::launch_multi_vector_dot<Cfg>(Exec(), split, a, b, c, T(1.5), T(beta));
   Kokkos::fence();
-  HostMatrix opA{m, k, std::vector<double>(std::size_t(m * k))};
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < k; ++j) opA(i, j) = hA(j, i);
   const Tolerance tol = tolerance_of<T, T>();
   EXPECT_TRUE(matches(to_host(C), reference_gemm(opA, hB, hC0, 1.5, beta, tol.acc, tol.out)))
       << m << "x" << n << "x" << k << " lda " << lda << " slices " << slices;
@@ -1290,17 +1289,15 @@ void rows_kernel_case(std::int64_t m, std::int64_t n, std::int64_t k, std::int64
   using Cfg = RowsTestCfg<T>;
   Kokkos::View<T**, Kokkos::LayoutLeft, Exec> A("A", lda, k), B("B", k, n), C("C", m, n);
   fill_operands(A, B, C, beta, seed);
-  const HostMatrix hA = to_host(A), hB = to_host(B), hC0 = to_host(C);
+  const HostMatrix hB = to_host(B), hC0 = to_host(C);
   // op(A) = the first m rows of A: m x k, rows contiguous.
+  const HostMatrix opA = to_host(Kokkos::subview(A, std::make_pair(std::int64_t(0), m), Kokkos::ALL()));
   const detail::Strided2D<const T> a{A.data(), m, k, 1, lda};
   const detail::Strided2D<const T> b{B.data(), k, n, 1, k};
   const detail::Strided2D<T> c{C.data(), m, n, 1, m};
   const detail::KSplit split = slices > 1 ? detail::split_k(k, Cfg::unroll, slices) : detail::KSplit{1, k};
   detail::launch_multi_vector<Cfg>(Exec(), split, a, b, c, T(-0.75), T(beta));
   Kokkos::fence();
-  HostMatrix opA{m, k, std::vector<double>(std::size_t(m * k))};
-  for (std::int64_t i = 0; i < m; ++i)
-    for (std::int64_t j = 0; j < k; ++j) opA(i, j) = hA(i, j);
   const Tolerance tol = tolerance_of<T, T>();
   EXPECT_TRUE(matches(to_host(C), reference_gemm(opA, hB, hC0, -0.75, beta, tol.acc, tol.out)))
       << m << "x" << n << "x" << k << " lda " << lda << " slices " << slices;

@@ -432,6 +432,13 @@ bool stages_in_packets(const Strided2D<const T>& x, bool rows_fast, int W) {
   return fs == 1 && ss % W == 0 && aligned_to(x.data, W);
 }
 
+// Both operands of op(A) * op(B) stage in 16-byte packets along their contiguous index (GemmFacts::packets).
+template <class T>
+bool operands_stage_in_packets(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  constexpr int W = int(16 / sizeof(T));
+  return stages_in_packets(a, rows_contiguous(a), W) && stages_in_packets(b, rows_contiguous(b), W);
+}
+
 // Picks the 16-byte packet staging when both operands allow it. Anything else (an odd leading
 // dimension such as 4097, a sub-view at an odd offset) stages element by element.
 template <class Plain, class T>
@@ -642,15 +649,8 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   GemmPlan plan;
   const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
-  constexpr int W = int(16 / sizeof(T));
-  GemmFacts f{m,
-              n,
-              k,
-              stages_in_packets(a, a_m, W) && stages_in_packets(b, !b_n, W),
-              tf32 && std::is_same_v<T, float>,
-              compute_units,
-              a_m,
-              b_n};
+  GemmFacts f{m,   n,  k, operands_stage_in_packets(a, b), tf32 && std::is_same_v<T, float>, compute_units,
+              a_m, b_n};
   // Whether entry `index` can stage operands of orientation (am, bn) in packets, where it needs them.
   const auto usable_for = [](bool am, bool bn) {
     return [am, bn](int index) {
@@ -674,7 +674,7 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     GemmFacts ft;
     ft.m = n, ft.n = m, ft.k = k, ft.compute_units = compute_units, ft.a_rows_contiguous = at_m;
     ft.b_cols_contiguous = bt_n;
-    ft.packets = stages_in_packets(at, at_m, W) && stages_in_packets(bt, !bt_n, W);
+    ft.packets = operands_stage_in_packets(at, bt);
     const int e = L::first_applying(ft, usable_for(at_m, bt_n));
     const GemmRole r = L::params(e).role;
     if (e >= 0 &&
