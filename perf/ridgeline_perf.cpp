@@ -134,6 +134,8 @@ bool wanted(const Options& opt, const std::string& impl) {
 
 std::string tile_config_string(const ridgeline::TileConfig& t) {
   std::ostringstream s;
+  // A tuned plan says so first: the row then measures the tune cache's choice, not the table's.
+  if (!t.tuned.empty()) s << "tuned (" << t.tuned << "): ";
   if (!t.complex_as_real.empty()) s << "complex as real (" << t.complex_as_real << "): ";
   if (!t.entry.empty()) s << t.entry << " entry: ";
   if (t.transposed) s << "C^T = op(B)^T op(A)^T, ";

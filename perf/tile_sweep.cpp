@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <ridgeline/ridgeline.hpp>
+#include <ridgeline/tune.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -794,90 +795,30 @@ void sweep_gemv_dot_rect(std::int64_t len, std::int64_t rows, int reps) {
   dot(Gd<T, 512, 16, 2, 64, 2, 1>{});
 }
 
-// ---- plans: ridgeline::gemm against the same call on each other packet entry of the table ------
-// Each alternative runs through the executor with its own peel and split (gemm_plan_with_entry), and
-// once more without the peel, so the entry conditions of the table are chosen on whole calls.
-// The K slices of entry p's unpeeled plan on an M x N x K product on this device.
-template <class T>
-int plan_slices_unpeeled(const rd::GemmEntryParams& p, std::int64_t m, std::int64_t n, std::int64_t k) {
-  return rd::plan_k_split(p, m, n, k, rd::ComputeUnits<Be, Exec>::of(Exec()), sizeof(rd::AccumulatorType<T>))
-      .slices;
-}
-
-// slices: K slice counts to run each entry's unpeeled plan with as well, besides the plan's own.
+// ---- plans: the tuner's candidates (ridgeline::tune_gemm, as `ridgeline tune --dry-run` runs them) ----
+// Every entry of the table that runs the shape, at its own plan and at the --slices counts (else the
+// backend's), through ridgeline::gemm with the choice forced, each checked against a double reference with C
+// restored before every run. Operands that cannot stage in packets also run copied aligned first, as a lower
+// pack_min_extent would have it (a plan the tuner cannot choose).
 template <class T>
 void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const std::vector<int>& slices) {
-  using L = rd::GemmEntriesOf<Exec, T>;
+  ridgeline::TuneRequest rq;
+  rq.m = m, rq.n = n, rq.k = k, rq.reps = reps, rq.slices = slices;
+  const ridgeline::TuneOutcome o = ridgeline::tune_gemm<Exec, T>(Exec(), rq);
+  std::fputs(ridgeline::format_tune_outcome(o).c_str(), stdout);
   Matrix<T> A("A", m, k), B("B", k, n), C("C", m, n), ref("ref", m, n);
   fill(A, 1), fill(B, 2);
-  const double flops = 2.0 * m * double(n) * k;
   const auto a = rd::strided_op(A, rd::Trans::N), b = rd::strided_op(B, rd::Trans::N);
   const auto c = rd::strided_op(C, rd::Trans::N);
   const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
   const rd::GemmPlan chosen = rd::gemm_plan(Exec(), ac, bc);
+  if (chosen.copy_aligned || rd::operands_stage_in_packets(ac, bc)) return;
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
-  const auto show = [&](const char* what, const rd::GemmPlan& p, double s) {
-    std::printf("  %-12s %-8s peel %5lldx%-5lld slices %2d %9.3f ms %9.1f GFLOP/s  x%.3f  err %.1e\n",
-                rd::role_name(p.role), what, (long long)p.peel.m0, (long long)p.peel.n0, p.split.slices,
-                s * 1e3, flops / s * 1e-9, base / s, rel_diff(C, ref));
-  };
-  std::printf("gemm NN %lldx%lldx%lld %s: ridgeline::gemm (%s) %.3f ms %.1f GFLOP/s\n", (long long)m,
-              (long long)n, (long long)k, sizeof(T) == 8 ? "fp64" : "fp32", rd::role_name(chosen.role),
-              base * 1e3, flops / base * 1e-9);
-  if (chosen.role == rd::GemmRole::general && !chosen.copy_aligned) {
-    // Operands that cannot stage in packets (an odd leading dimension): copied aligned first, then
-    // planned again on the copies, as a lower pack_min_extent would have it.
-    rd::GemmPlan copies = chosen;
-    copies.copy_aligned = true;
-    const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), copies, ac, bc, c, T(1), T(0)); });
-    // What the copies run: the plan on operands of the same shape with aligned lines (never read).
-    const std::int64_t lm = rd::packed_lead(ac), lk = rd::packed_lead(bc);
-    const rd::GemmPlan onto = rd::gemm_plan(Exec(), rd::Strided2D<const T>{nullptr, m, k, 1, lm},
-                                            rd::Strided2D<const T>{nullptr, k, n, 1, lk}, false, false);
-    show("copied", onto, s);
-  }
-  if (chosen.role == rd::GemmRole::multi_vector) {
-    // The multi-vector plan with other K slice counts (more teams than the entry's teams per SM ask for).
-    const int unroll = L::params(chosen.entry).stages;
-    for (int want : slices) {
-      rd::GemmPlan plan = chosen;
-      plan.split = rd::split_k(k, unroll, want);  // whole unroll steps per slice, as the plan's
-      if (plan.split.slices == chosen.split.slices) continue;
-      const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
-      show("slices", plan, s);
-    }
-  }
-  for (int i = 0; i < L::size; ++i) {
-    const rd::GemmEntryParams p = L::params(i);
-    if (!p.needs_packets || p.role == rd::GemmRole::tf32 || p.bm == 0) continue;
-    if (p.role == rd::GemmRole::narrow && m > p.bm) continue;
-    // Without packets as they are, the copies decide on their own plan (above). Entries that stage
-    // element by element (the small tiles under a share of a wave, 1021 x 1031 x 1033) are not the
-    // general role, so the operands are asked too: packet entries on an odd leading dimension made
-    // misaligned loads.
-    if (chosen.copy_aligned || chosen.role == rd::GemmRole::general) continue;
-    if (!rd::operands_stage_in_packets(ac, bc)) continue;
-    for (bool peel : {true, false}) {
-      rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
-      if (!peel) {
-        if (plan.peel.m0 == 0) continue;
-        plan.peel = {};
-        plan.split = rd::plan_k_split(p, m, n, k, rd::ComputeUnits<Be, Exec>::of(Exec()),
-                                      sizeof(rd::AccumulatorType<T>));
-      }
-      const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
-      show(peel ? "" : "no peel", plan, s);
-    }
-    for (int want : slices) {
-      rd::GemmPlan plan = rd::gemm_plan_with_entry<Exec, T>(Exec(), chosen, i, m, n, k);
-      plan.peel = {};
-      const rd::KSplit split = rd::split_k(k, p.bk, want);
-      if (split.slices == plan_slices_unpeeled<T>(p, m, n, k)) continue;
-      plan.split = split;
-      const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), plan, ac, bc, c, T(1), T(0)); });
-      show("slices", plan, s);
-    }
-  }
+  rd::GemmPlan copies = chosen;
+  copies.copy_aligned = true;
+  const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), copies, ac, bc, c, T(1), T(0)); });
+  std::printf("  copied aligned, then the table's plan on the copies %9.4f ms  x%.3f  err %.1e\n", s * 1e3,
+              base / s, rel_diff(C, ref));
 }
 
 // ---- skinny N with op(A) rows-contiguous: the multi-vector rows entry and its candidates ---------
@@ -1188,12 +1129,14 @@ int main(int argc, char** argv) {
   app.add_option("--wgmma", wgmma_n, "square FP16 and BF16 (FP32 out) GEMM sizes for the wgmma sweep");
   std::vector<std::string> plans32, plans64;
   app.add_option("--plans32", plans32,
-                 "MxNxK GEMM shapes (fp32) to run ridgeline::gemm and each other packet entry's plan on");
+                 "MxNxK GEMM shapes (fp32, NN) to run the tuner's candidates on (ridgeline::tune_gemm)");
   app.add_option("--plans64", plans64,
-                 "MxNxK GEMM shapes (fp64) to run ridgeline::gemm and each other packet entry's plan on");
+                 "MxNxK GEMM shapes (fp64, NN) to run the tuner's candidates on (ridgeline::tune_gemm)");
   std::vector<int> slices;
-  app.add_option("--slices", slices,
-                 "K slice counts to run each entry's unpeeled plan with as well (--plans32/64)");
+  app.add_option(
+      "--slices", slices,
+      "K slice counts to run each entry's unpeeled plan with as well (--plans32/64: instead of the "
+      "backend's tune_space; --dot)");
   std::vector<std::string> gemv_dot;
   app.add_option("--gemv-dot", gemv_dot,
                  "LENxROWS GEMV T shapes (fp32 and fp64; A stored LEN x ROWS): dot candidates on short rows");

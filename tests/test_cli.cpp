@@ -15,6 +15,7 @@
 #include "perf_report.hpp"
 #include "progress.hpp"
 #include "ridgeline/device_spec.hpp"
+#include "ridgeline/tune_cache.hpp"
 
 #ifndef RIDGELINE_CLI_PATH
 #error "RIDGELINE_CLI_PATH must name the built ridgeline executable"
@@ -722,5 +723,63 @@ TEST(Ceilings, ComparePlotDrawsBothDevicesWithMeasuredRoofsDashed) {
   EXPECT_EQ(bin.code, 0) << bin.out;
   EXPECT_TRUE(std::filesystem::exists(bin_svg));
   EXPECT_TRUE(std::filesystem::exists((dir / "bin.png")));
+  std::filesystem::remove_all(dir);
+}
+
+// ---- ridgeline tune: candidates measured and cached, the report, and the errors ------------------------
+TEST(CliTune, MeasuresCachesAndReports) {
+  const auto dir = fresh_dir("tune");
+  const std::string cache = (dir / "tune.json").string();
+  // Host shapes small enough for a unit test; one timed run each (nothing here compares times).
+  const auto r = run({"tune", "--shapes", "96x64x80,200x3x100", "--dtype", "fp32,fp64", "--reps", "1",
+                      "--warmup", "0", "--cache", cache, "--git-sha", "abc1234"});
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  EXPECT_TRUE(contains(r.out, "fp32 96x64x80 NN  (class NN packets m96 n64 k64")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fp64 200x3x100 NN")) << r.out;
+  EXPECT_TRUE(contains(r.out, "   0 table: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "choice: ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "saved 4 choices to " + cache)) << r.out;
+  const ridgeline::TuneCache saved = ridgeline::TuneCache::load(cache);
+  ASSERT_EQ(saved.records().size(), 4u);
+  for (const auto& rec : saved.records()) {
+    EXPECT_EQ(rec.choice.git_sha, "abc1234");
+    EXPECT_FALSE(rec.choice.builtin.empty());
+    EXPECT_GT(rec.choice.builtin_ms, 0.0);
+  }
+  const auto rep = run({"tune", "--report", "--cache", cache});
+  ASSERT_EQ(rep.code, 0) << rep.err;
+  EXPECT_TRUE(contains(rep.out, "tune cache " + cache)) << rep.out;
+  EXPECT_TRUE(contains(rep.out, "class NN packets m96 n64 k64")) << rep.out;
+  EXPECT_TRUE(contains(rep.out, "tuned on 96x64x80 NN")) << rep.out;
+  // --dry-run measures and leaves the file alone.
+  std::filesystem::remove(cache);
+  const auto dry =
+      run({"tune", "--shapes", "96x64x80", "--reps", "1", "--warmup", "0", "--cache", cache, "--dry-run"});
+  ASSERT_EQ(dry.code, 0) << dry.err;
+  EXPECT_FALSE(std::filesystem::exists(cache));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CliTune, Errors) {
+  const auto dir = fresh_dir("tune_errors");
+  const std::string cache = (dir / "tune.json").string();
+  const auto none = run({"tune", "--cache", cache});
+  EXPECT_EQ(none.code, cli::kExitError);
+  EXPECT_TRUE(contains(none.err, "give --shapes")) << none.err;
+  const auto bad_shape = run({"tune", "--shapes", "96x64", "--cache", cache});
+  EXPECT_EQ(bad_shape.code, cli::kExitError);
+  const auto one_column = run({"tune", "--shapes", "96x1x80", "--cache", cache});
+  EXPECT_EQ(one_column.code, cli::kExitError);
+  EXPECT_TRUE(contains(one_column.err, "N at least 2")) << one_column.err;
+  EXPECT_NE(run({"tune", "--shapes", "96x64x80", "--dtype", "fp16"}).code, 0);
+  // A cache that does not parse stops the run before anything is measured, naming the file.
+  std::ofstream(cache) << "{ not json";
+  const auto bad = run({"tune", "--shapes", "96x64x80", "--cache", cache});
+  EXPECT_EQ(bad.code, cli::kExitError);
+  EXPECT_TRUE(contains(bad.err, cache)) << bad.err;
+  EXPECT_FALSE(contains(bad.out, "table: ")) << bad.out;
+  const auto empty = run({"tune", "--report", "--cache", (dir / "none.json").string()});
+  EXPECT_EQ(empty.code, 0);
+  EXPECT_TRUE(contains(empty.out, "no tuned choices")) << empty.out;
   std::filesystem::remove_all(dir);
 }

@@ -26,6 +26,7 @@
 #include "ridgeline/process_affinity.hpp"
 #include "ridgeline/roofline.hpp"
 #include "ridgeline/roofline_plot.hpp"
+#include "tune_run.hpp"
 
 #ifndef RIDGELINE_CLI_GIT_SHA
 #define RIDGELINE_CLI_GIT_SHA "unknown"
@@ -232,7 +233,7 @@ void emit_specs(std::ostream& os, const std::vector<DeviceSpec>& specs, Format f
   }
 }
 
-// Only detection and `ceilings` need Kokkos, and a CUDA/HIP Kokkos needs a GPU to initialize, so the
+// Only detection, `ceilings` and `tune` need Kokkos, and a CUDA/HIP Kokkos needs a GPU to initialize, so the
 // other subcommands never touch it. Tests have initialized it already.
 struct KokkosSession {
   bool here = !Kokkos::is_initialized();
@@ -785,6 +786,43 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       ->delimiter(',')
       ->check(CLI::IsMember({"bandwidth", "compute", "matrix"}));
 
+  // tune
+  TuneRunOptions tune_opt;
+  bool tune_report = false, tune_dry = false;
+  std::string tune_cache, tune_sha;
+  auto* tune = app.add_subcommand(
+      "tune",
+      "Measure every plan this build can run each GEMM shape with on the default execution space, against "
+      "the tile table's own, and cache the fastest (ridgeline::gemm then runs it for the shape's class)");
+  tune->add_option("--shapes", tune_opt.shapes, "Shapes MxNxK (comma-separated)")->delimiter(',');
+  tune->add_option("--dtype", tune_opt.dtypes, "fp32, fp64 (comma-separated; default fp32)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"fp32", "fp64"}));
+  tune->add_option("--trans", tune_opt.trans, "Transpose pairs NN, NT, TN, TT (comma-separated; default NN)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"NN", "NT", "TN", "TT"}));
+  tune->add_option("--reps", tune_opt.reps, "Timed runs per candidate, median taken (default 10)")
+      ->check(CLI::Range(1, 1000));
+  tune->add_option("--warmup", tune_opt.warmup, "Untimed runs per candidate first (default 2)")
+      ->check(CLI::Range(0, 100));
+  tune->add_option("--min-gain", tune_opt.min_gain,
+                   "A plan is cached only where the table's takes this many times its median (default 1.02)")
+      ->check(CLI::Range(1.0, 100.0));
+  tune->add_option(
+          "--slices", tune_opt.slices,
+          "K slice counts to try each entry at besides its own plan's (comma-separated; default: the "
+          "backend's tune_space.hpp)")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 256));
+  tune->add_option("--cache", tune_cache,
+                   "Cache file (default: $RIDGELINE_TUNE_CACHE, else "
+                   "<$XDG_CACHE_HOME or ~/.cache>/ridgeline/tune.json)");
+  tune->add_flag("--dry-run", tune_dry, "Measure and print; leave the cache as it is");
+  tune->add_flag("--report", tune_report,
+                 "Print what the cache changes against the built-in table, with the measured gains; measure "
+                 "nothing");
+  tune->add_option("--git-sha", tune_sha, "The sha to record (default: the build's)");
+
   // spec
   std::vector<std::string> spec_names;
   bool spec_detect = false, spec_json = false, spec_csv = false;
@@ -946,6 +984,37 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
           err << "ridgeline: error: " << r.label << ": " << r.check << "\n";
           return kExitError;
         }
+    } else if (*tune) {
+      const std::string path = tune_cache.empty() ? tune_cache_path() : tune_cache;
+      if (path.empty() && (tune_report || !tune_dry))
+        throw std::invalid_argument("no tune cache file: give --cache FILE (RIDGELINE_TUNE_CACHE is empty)");
+      const auto load = [&] {
+        std::error_code ec;
+        return std::filesystem::exists(path, ec) ? TuneCache::load(path) : TuneCache{};
+      };
+      if (tune_report) {
+        out << format_tune_report(load(), path);
+        return kExitOk;
+      }
+      TuneCache cache = load();  // a file that does not parse stops here, before anything is measured
+      std::vector<TuneOutcome> outcomes;
+      {
+        KokkosSession kokkos;
+        out << "ridgeline tune: Kokkos " << Kokkos::DefaultExecutionSpace::name() << ", " << tune_opt.reps
+            << " timed runs per candidate\n\n"
+            << std::flush;
+        outcomes = run_tune(tune_opt, out);
+      }
+      const std::string date = utc_now(), sha = tune_sha.empty() ? RIDGELINE_CLI_GIT_SHA : tune_sha;
+      for (TuneOutcome& o : outcomes) {
+        o.choice.date = date, o.choice.git_sha = sha;
+        cache.set(o.key, o.choice);
+      }
+      if (!tune_dry) {
+        cache.save(path);
+        out << "\nsaved " << outcomes.size() << " choice" << (outcomes.size() == 1 ? "" : "s") << " to "
+            << path << "\n";
+      }
     } else if (*spec) {
       std::vector<DeviceSpec> specs;
       if (spec_detect) specs.push_back(detect_running_device());

@@ -29,11 +29,13 @@
 #include <ridgeline/backends/cuda/hmma_sm80.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
+#include <ridgeline/backends/cuda/tune_space.hpp>
 #include <ridgeline/backends/cuda/wgmma_micro_kernel_sm90a.hpp>
 #include <ridgeline/detail/gemm_complex_as_real.hpp>
 #include <ridgeline/detail/gemm_multi_vector.hpp>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
+#include <string>
 #include <type_traits>
 
 namespace ridgeline::backends::cuda {
@@ -704,6 +706,13 @@ struct GemmBatchedSmallTiles {
 
 struct Tiles {
   static constexpr const char* name = "cuda";
+  // What `ridgeline tune` tries (tune_space.hpp).
+  using tune_space = TuneSpace;
+  // The GPU's name, for tune keys (tune_cache.hpp).
+  template <class Exec>
+  static auto device_name(const Exec& exec) -> decltype(std::string(exec.cuda_device_prop().name)) {
+    return exec.cuda_device_prop().name;
+  }
   // By element size: 8 bytes double, 4 float, 2 the 16-bit types.
   template <class T, class Fp64, class Fp32, class Half>
   using by_size = std::conditional_t<sizeof(T) == 8, Fp64, std::conditional_t<sizeof(T) == 4, Fp32, Half>>;

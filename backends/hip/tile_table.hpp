@@ -2,6 +2,7 @@
 // HIP tile table (compile-only here: no AMD GPU is lent). Wavefronts are 64 wide, LDS is 64 KB per
 // CU; the SIMT shape follows the CUDA one, with 256-thread teams (4 wavefronts).
 #include <cstddef>
+#include <ridgeline/backends/hip/tune_space.hpp>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
 
@@ -57,6 +58,8 @@ struct GemmBatchedSmallTiles {
 
 struct Tiles {
   static constexpr const char* name = "hip";
+  // What `ridgeline tune` tries (tune_space.hpp).
+  using tune_space = TuneSpace;
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   // One entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp).

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <ridgeline/backends/host/micro_kernel.hpp>
 #include <ridgeline/backends/host/multi_vector_kernel.hpp>
+#include <ridgeline/backends/host/tune_space.hpp>
 #include <ridgeline/detail/gemm_complex_as_real.hpp>
 #include <ridgeline/detail/gemm_plan.hpp>
 #include <ridgeline/detail/micro_tile.hpp>
@@ -103,6 +104,8 @@ struct GemmBatchedSmallTiles {
 
 struct Tiles {
   static constexpr const char* name = "host";
+  // What `ridgeline tune` tries (tune_space.hpp).
+  using tune_space = TuneSpace;
   template <class T>
   using gemm = std::conditional_t<sizeof(T) == 8, GemmTilesFp64, GemmTilesFp32>;
   // The tile entry, staging 16-byte packets where its kernel and the operands allow it (gemm_plan.hpp),

@@ -204,7 +204,10 @@ TileConfig describe_gemm_call(const ExecSpace& exec, const Strided2D<const T>& a
       return t;
     }
   }
-  return describe_plan<ExecSpace, T>(gemm_plan(exec, a, b, tf32));
+  std::string tuned;
+  TileConfig t = describe_plan<ExecSpace, T>(gemm_call_plan(exec, a, b, tf32, true, &tuned));
+  t.tuned = tuned;
+  return t;
 }
 }  // namespace detail
 

@@ -9,3 +9,4 @@
 #include "ridgeline/library_info.hpp"
 #include "ridgeline/team_gemm.hpp"
 #include "ridgeline/tile_config.hpp"
+#include "ridgeline/tune.hpp"

@@ -35,6 +35,10 @@ struct TileConfig {
   // expanded, op(B) read as reals in place, real 16384x8192x16384 product"; the fields above then
   // describe that real product's plan. Empty otherwise.
   std::string complex_as_real;
+  // The plan is a measured choice in place of the table's: where it came from and what it is, e.g. "tune
+  // cache /home/u/.cache/ridgeline/tune.json: small tiles 64x64x16/8x4 simt-lds128, 2 slices"
+  // (tune_cache.hpp). Empty: the table's plan.
+  std::string tuned;
 };
 
 // The GEMV configuration: a team covers `rows` outputs with `team_size` x `vector_length` threads;

@@ -733,6 +733,11 @@ GemmPlan gemm_plan_with_entry(const ExecSpace& exec, GemmPlan plan, int entry, s
   return plan;
 }
 
+}  // namespace ridgeline::detail
+// The tune cache's choices on top of the table's plan (gemm_call_plan).
+#include "ridgeline/detail/gemm_tuned_plan.hpp"
+namespace ridgeline::detail {
+
 // Whether ridgeline::gemm stages these operands in 16-byte packets as they are (for tests and reports).
 template <class ExecSpace, class T>
 bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b) {
@@ -1157,7 +1162,7 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
       if (p.applies) return run_complex_as_real(exec, p, a, b, c, alpha, beta);
     }
   }
-  run_gemm_plan(exec, gemm_plan(exec, a, b, tf32, allow_copies), a, b, c, alpha, beta);
+  run_gemm_plan(exec, gemm_call_plan(exec, a, b, tf32, allow_copies), a, b, c, alpha, beta);
 }
 
 // GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer

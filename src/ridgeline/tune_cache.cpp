@@ -1,0 +1,290 @@
+#include "ridgeline/tune_cache.hpp"
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "ridgeline/tune_result.hpp"
+
+namespace ridgeline {
+
+namespace {
+using Json = nlohmann::ordered_json;
+constexpr const char* kFormat = "ridgeline-tune-1";
+
+std::string str_field(const Json& j, const char* f, const std::string& where, bool required) {
+  const auto it = j.find(f);
+  if (it == j.end() || it->is_null()) {
+    if (required) throw std::invalid_argument(where + ": field '" + f + "' is missing");
+    return "";
+  }
+  if (!it->is_string()) throw std::invalid_argument(where + ": field '" + f + "': expected a string");
+  return it->get<std::string>();
+}
+double num_field(const Json& j, const char* f, const std::string& where) {
+  const auto it = j.find(f);
+  if (it == j.end() || it->is_null()) return 0.0;
+  if (!it->is_number() || !(it->get<double>() >= 0))
+    throw std::invalid_argument(where + ": field '" + f + "': expected a non-negative number");
+  return it->get<double>();
+}
+}  // namespace
+
+TuneCache TuneCache::parse(const std::string& text, const std::string& source) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    throw std::invalid_argument("tune cache '" + source + "': not JSON: " + e.what());
+  }
+  if (!j.is_object()) throw std::invalid_argument("tune cache '" + source + "': expected a JSON object");
+  const std::string format = str_field(j, "format", "tune cache '" + source + "'", true);
+  if (format != kFormat)
+    throw std::invalid_argument("tune cache '" + source + "': format '" + format + "', this build reads '" +
+                                kFormat + "'");
+  const auto it = j.find("choices");
+  if (it == j.end() || !it->is_array())
+    throw std::invalid_argument("tune cache '" + source + "': field 'choices': expected an array");
+  TuneCache cache;
+  int i = 0;
+  for (const Json& r : *it) {
+    const std::string where = "tune cache '" + source + "', choices[" + std::to_string(i++) + "]";
+    if (!r.is_object()) throw std::invalid_argument(where + ": expected an object");
+    TuneRecord rec;
+    rec.key.device = str_field(r, "device", where, true);
+    rec.key.backend = str_field(r, "backend", where, true);
+    rec.key.dtype = str_field(r, "dtype", where, true);
+    rec.key.shape_class = str_field(r, "class", where, true);
+    rec.choice.entry = str_field(r, "entry", where, true);
+    const auto s = r.find("slices");
+    if (s != r.end() && !s->is_null()) {
+      if (!s->is_number_integer() || s->get<int>() < 0 || s->get<int>() > 4096)
+        throw std::invalid_argument(where + ": field 'slices': expected an integer from 0 to 4096");
+      rec.choice.slices = s->get<int>();
+    }
+    rec.choice.builtin = str_field(r, "builtin", where, false);
+    rec.choice.builtin_ms = num_field(r, "builtin_ms", where);
+    rec.choice.tuned_ms = num_field(r, "tuned_ms", where);
+    rec.choice.shape = str_field(r, "shape", where, false);
+    rec.choice.date = str_field(r, "date", where, false);
+    rec.choice.git_sha = str_field(r, "git_sha", where, false);
+    cache.set(rec.key, rec.choice);
+  }
+  return cache;
+}
+
+TuneCache TuneCache::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("tune cache '" + path + "': cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+std::string TuneCache::to_json() const {
+  Json j;
+  j["format"] = kFormat;
+  Json choices = Json::array();
+  for (const TuneRecord& r : records_) {
+    Json c;
+    c["device"] = r.key.device;
+    c["backend"] = r.key.backend;
+    c["dtype"] = r.key.dtype;
+    c["class"] = r.key.shape_class;
+    c["entry"] = r.choice.entry;
+    c["slices"] = r.choice.slices;
+    c["builtin"] = r.choice.builtin;
+    c["builtin_ms"] = r.choice.builtin_ms;
+    c["tuned_ms"] = r.choice.tuned_ms;
+    c["shape"] = r.choice.shape;
+    c["date"] = r.choice.date;
+    c["git_sha"] = r.choice.git_sha;
+    choices.push_back(std::move(c));
+  }
+  j["choices"] = std::move(choices);
+  return j.dump(2) + "\n";
+}
+
+void TuneCache::save(const std::string& path) const {
+  const std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  // Written beside the file and renamed over it, so that a GEMM call in another process never reads
+  // half a file.
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw std::runtime_error("tune cache '" + path + "': cannot be written");
+    out << to_json();
+    if (!out) throw std::runtime_error("tune cache '" + path + "': write failed");
+  }
+  std::filesystem::rename(tmp, p, ec);
+  if (ec) throw std::runtime_error("tune cache '" + path + "': " + ec.message());
+}
+
+const TuneChoice* TuneCache::find(const TuneKey& key) const {
+  for (const TuneRecord& r : records_)
+    if (r.key == key) return &r.choice;
+  return nullptr;
+}
+
+void TuneCache::set(const TuneKey& key, const TuneChoice& choice) {
+  for (TuneRecord& r : records_) {
+    if (r.key == key) {
+      r.choice = choice;
+      return;
+    }
+  }
+  records_.push_back({key, choice});
+}
+
+std::string tune_cache_path() {
+  if (const char* env = std::getenv("RIDGELINE_TUNE_CACHE")) return env;  // "" turns the cache off
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (std::filesystem::path(xdg) / "ridgeline" / "tune.json").string();
+  const char* home = std::getenv("HOME");
+  if (!home || !*home) return "";
+  return (std::filesystem::path(home) / ".cache" / "ridgeline" / "tune.json").string();
+}
+
+namespace {
+// Read once under the mutex; afterwards every call takes the fast path, one atomic load.
+struct ActiveCache {
+  std::mutex mutex;
+  std::atomic<bool> read{false};
+  std::unique_ptr<TuneCache> cache;  // null: no file, or no choices
+};
+ActiveCache& active() {
+  static ActiveCache a;
+  return a;
+}
+}  // namespace
+
+const TuneCache* active_tune_cache() {
+  ActiveCache& a = active();
+  if (a.read.load(std::memory_order_acquire)) return a.cache.get();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  if (!a.read.load(std::memory_order_relaxed)) {
+    const std::string path = tune_cache_path();
+    std::error_code ec;
+    if (!path.empty() && std::filesystem::exists(path, ec)) {
+      auto c = std::make_unique<TuneCache>(TuneCache::load(path));  // throws: read stays false
+      if (!c->empty()) a.cache = std::move(c);
+    }
+    a.read.store(true, std::memory_order_release);
+  }
+  return a.cache.get();
+}
+
+void reload_tune_cache() {
+  ActiveCache& a = active();
+  std::lock_guard<std::mutex> lock(a.mutex);
+  a.read.store(false, std::memory_order_release);
+  a.cache.reset();
+}
+
+std::int64_t shape_class_floor(std::int64_t x) {
+  if (x < 1) return 0;
+  std::int64_t p = 1;
+  while (p <= x / 2) p *= 2;  // the largest power of two at or below x
+  return (p >= 2 && x >= p + p / 2) ? p + p / 2 : p;
+}
+
+std::string gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n,
+                             bool packets) {
+  std::string s;
+  s += a_m ? 'N' : 'T';
+  s += b_n ? 'T' : 'N';
+  s += packets ? " packets" : " elements";
+  s += " m" + std::to_string(shape_class_floor(m));
+  s += " n" + std::to_string(shape_class_floor(n));
+  s += " k" + std::to_string(shape_class_floor(k));
+  return s;
+}
+
+namespace {
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+}  // namespace
+
+std::string format_tune_outcome(const TuneOutcome& o) {
+  std::ostringstream os;
+  os << o.key.dtype << " " << o.shape << "  (class " << o.key.shape_class << ", " << o.key.device << ", "
+     << o.key.backend << ")\n";
+  const double base = o.candidates.empty() ? 0.0 : o.candidates[0].median_ms;
+  for (std::size_t i = 0; i < o.candidates.size(); ++i) {
+    const TuneCandidateResult& c = o.candidates[i];
+    char line[512];
+    if (c.accepted) {
+      std::snprintf(line, sizeof line, "  %2zu %-72s %9.4f ms  x%.3f%s\n", i, c.plan.c_str(), c.median_ms,
+                    base / c.median_ms, int(i) == o.best ? "  fastest" : "");
+    } else {
+      std::snprintf(line, sizeof line, "  %2zu %-72s rejected: %s\n", i, c.plan.c_str(), c.rejected.c_str());
+    }
+    os << line;
+  }
+  if (o.choice.entry == "builtin") {
+    os << "  choice: the table's plan";
+    if (o.best > 0)
+      os << " (the fastest other ran x" << fixed(base / o.candidates[o.best].median_ms, 3)
+         << ", under the gain a choice needs)";
+    os << "\n";
+  } else {
+    os << "  choice: " << o.choice.entry
+       << (o.choice.slices > 0 ? ", " + std::to_string(o.choice.slices) + " K slices" : std::string()) << ", "
+       << fixed(o.gain, 3) << "x the table's plan\n";
+  }
+  return os.str();
+}
+
+std::string format_tune_report(const TuneCache& cache, const std::string& path) {
+  std::ostringstream os;
+  if (cache.empty()) {
+    os << "no tuned choices in " << path << "\n";
+    return os.str();
+  }
+  os << "tune cache " << path << ": what gemm runs in place of the built-in table\n";
+  for (const TuneRecord& r : cache.records()) {
+    const TuneChoice& c = r.choice;
+    os << "\n"
+       << r.key.device << ", " << r.key.backend << ", " << r.key.dtype << ", class " << r.key.shape_class
+       << "\n  tuned on " << (c.shape.empty() ? "?" : c.shape) << (c.date.empty() ? "" : " at " + c.date)
+       << (c.git_sha.empty() ? "" : ", git " + c.git_sha) << "\n  built-in: " << c.builtin << "  "
+       << fixed(c.builtin_ms, 4) << " ms\n";
+    if (c.entry == "builtin") {
+      os << "  kept: no candidate beat it by the threshold\n";
+    } else {
+      os << "  tuned:    " << c.entry << (c.slices > 0 ? ", " + std::to_string(c.slices) + " K slices" : "")
+         << "  " << fixed(c.tuned_ms, 4) << " ms  ("
+         << (c.tuned_ms > 0 ? fixed(c.builtin_ms / c.tuned_ms, 3) : "?") << "x)\n";
+    }
+  }
+  return os.str();
+}
+
+namespace detail {
+namespace {
+thread_local const TuneChoice* t_forced = nullptr;
+}
+const TuneChoice* forced_gemm_choice() {
+  return t_forced;
+}
+ScopedGemmChoice::ScopedGemmChoice(const TuneChoice& choice) : previous_(t_forced) {
+  t_forced = &choice;
+}
+ScopedGemmChoice::~ScopedGemmChoice() {
+  t_forced = previous_;
+}
+}  // namespace detail
+
+}  // namespace ridgeline
