@@ -596,7 +596,7 @@ std::vector<PerfRecord> run_shape(const ShapeSpec& s, const Context& ctx) {
       // Which table entry runs depends on the operands' strides and alignment.
       const std::string ta(1, s.trans_a()), tb(1, s.trans_b());
       const auto cfg = ridgeline::gemm_tile_config(ExecSpace(), ta.c_str(), tb.c_str(), check.a, check.b,
-                                                   check.c, math_of(s));
+                                                   check.c, ctx.opt.beta, math_of(s));
       r.tile = cfg;
       r.config = tile_config_string(cfg);
     }

@@ -734,7 +734,7 @@ TEST(CliTune, MeasuresCachesAndReports) {
   const auto r = run({"tune", "--shapes", "96x64x80,200x3x100", "--dtype", "fp32,fp64", "--reps", "1",
                       "--warmup", "0", "--cache", cache, "--git-sha", "abc1234"});
   ASSERT_EQ(r.code, 0) << r.err << r.out;
-  EXPECT_TRUE(contains(r.out, "fp32 96x64x80 NN  (class NN packets m96 n64 k64")) << r.out;
+  EXPECT_TRUE(contains(r.out, "fp32 96x64x80 NN  (class NN packets m96 n64 k64 beta=0")) << r.out;
   EXPECT_TRUE(contains(r.out, "fp64 200x3x100 NN")) << r.out;
   EXPECT_TRUE(contains(r.out, "   0 table: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "choice: ")) << r.out;
@@ -749,7 +749,7 @@ TEST(CliTune, MeasuresCachesAndReports) {
   const auto rep = run({"tune", "--report", "--cache", cache});
   ASSERT_EQ(rep.code, 0) << rep.err;
   EXPECT_TRUE(contains(rep.out, "tune cache " + cache)) << rep.out;
-  EXPECT_TRUE(contains(rep.out, "class NN packets m96 n64 k64")) << rep.out;
+  EXPECT_TRUE(contains(rep.out, "class NN packets m96 n64 k64 beta=0")) << rep.out;
   EXPECT_TRUE(contains(rep.out, "tuned on 96x64x80 NN")) << rep.out;
   // --dry-run measures and leaves the file alone.
   std::filesystem::remove(cache);

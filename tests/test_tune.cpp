@@ -38,6 +38,13 @@ struct CacheFile {
     std::ofstream(path) << text;
     reload_tune_cache();
   }
+  // The file holding this one choice, read again.
+  void hold(const TuneKey& key, const TuneChoice& choice) const {
+    TuneCache cache;
+    cache.set(key, choice);
+    cache.save(path);
+    reload_tune_cache();
+  }
   ~CacheFile() {
     std::filesystem::remove(path);
     ::setenv("RIDGELINE_TUNE_CACHE", "", 1);
@@ -47,8 +54,8 @@ struct CacheFile {
 
 TEST(TuneCache, RoundTripFindAndReplace) {
   TuneCache c;
-  const TuneKey k1{"NVIDIA H200", "cuda", "fp32", "NN packets m2048 n2048 k256"};
-  const TuneKey k2{"NVIDIA H200", "cuda", "fp64", "NN packets m2048 n2048 k256"};
+  const TuneKey k1{"NVIDIA H200", "cuda", "fp32", "NN packets m2048 n2048 k256 beta=0"};
+  const TuneKey k2{"NVIDIA H200", "cuda", "fp64", "NN packets m2048 n2048 k256 beta=0"};
   TuneChoice a;
   a.entry = "small tiles 64x64x16/8x4 simt-lds128", a.slices = 2, a.builtin_ms = 0.5, a.tuned_ms = 0.4;
   a.shape = "3000x3000x300 NN";
@@ -58,6 +65,13 @@ TEST(TuneCache, RoundTripFindAndReplace) {
   ASSERT_EQ(back.records().size(), 2u);
   ASSERT_NE(back.find(k1), nullptr);
   EXPECT_EQ(back.find(k1)->entry, a.entry);
+  // The lookup gemm makes: names and the class as numbers.
+  EXPECT_EQ(
+      back.find("NVIDIA H200", "cuda", "fp32", shape_class_of(3000, 3000, 300, true, false, true, true)),
+      back.find(k1));
+  EXPECT_EQ(
+      back.find("NVIDIA H200", "cuda", "fp32", shape_class_of(3000, 3000, 300, true, false, true, false)),
+      nullptr);
   EXPECT_EQ(back.find(k1)->slices, 2);
   EXPECT_DOUBLE_EQ(back.find(k1)->tuned_ms, 0.4);
   EXPECT_EQ(back.find(k2)->entry, "builtin");
@@ -82,12 +96,17 @@ TEST(TuneCache, MalformedFilesNameFileAndField) {
   EXPECT_NE(error_of(R"({"format": "ridgeline-tune-1"})").find("'choices'"), std::string::npos);
   const std::string bad_slices =
       R"({"format": "ridgeline-tune-1", "choices": [{"device": "d", "backend": "b", "dtype": "fp32",
-          "class": "NN packets m1 n2 k1", "entry": "builtin", "slices": -1}]})";
+          "class": "NN packets m1 n2 k1 beta=0", "entry": "builtin", "slices": -1}]})";
   EXPECT_NE(error_of(bad_slices).find("choices[0]: field 'slices'"), std::string::npos);
   const std::string no_entry =
       R"({"format": "ridgeline-tune-1", "choices": [{"device": "d", "backend": "b", "dtype": "fp32",
-          "class": "c"}]})";
+          "class": "TN elements m3 n4 k6 beta!=0"}]})";
   EXPECT_NE(error_of(no_entry).find("field 'entry' is missing"), std::string::npos);
+  // A class off the grid (3000 is not 2^j or 3 * 2^(j-1)) could never match a call.
+  const std::string off_grid =
+      R"({"format": "ridgeline-tune-1", "choices": [{"device": "d", "backend": "b", "dtype": "fp32",
+          "class": "NN packets m3000 n2048 k256 beta=0", "entry": "builtin"}]})";
+  EXPECT_NE(error_of(off_grid).find("choices[0]: field 'class'"), std::string::npos);
 }
 
 TEST(TuneCache, ShapeClassesOnTheGrid) {
@@ -95,8 +114,13 @@ TEST(TuneCache, ShapeClassesOnTheGrid) {
   const std::int64_t want[] = {1,  2,   3,   4,   4,    6,    6,    8,    8,   12,
                                16, 256, 256, 384, 2048, 2048, 3072, 4096, 4096};
   for (std::size_t i = 0; i < std::size(in); ++i) EXPECT_EQ(shape_class_floor(in[i]), want[i]) << in[i];
-  EXPECT_EQ(gemm_shape_class(3000, 3000, 300, true, false, true), "NN packets m2048 n2048 k256");
-  EXPECT_EQ(gemm_shape_class(17, 9, 1000, false, true, false), "TT elements m16 n8 k768");
+  EXPECT_EQ(gemm_shape_class(3000, 3000, 300, true, false, true, true), "NN packets m2048 n2048 k256 beta=0");
+  EXPECT_EQ(gemm_shape_class(17, 9, 1000, false, true, false, false), "TT elements m16 n8 k768 beta!=0");
+  const ShapeClass c = parse_shape_class("TT elements m16 n8 k768 beta!=0");
+  EXPECT_TRUE(c == shape_class_of(17, 9, 1000, false, true, false, false));
+  EXPECT_EQ(to_string(c), "TT elements m16 n8 k768 beta!=0");
+  EXPECT_THROW(parse_shape_class("NN packets m16 n8 k768"), std::invalid_argument);
+  EXPECT_THROW(parse_shape_class("NN packets m16 n8 k768 beta=0 extra"), std::invalid_argument);
 }
 
 // A small product measured by hand-made candidates: C = alpha A B + beta C0, reference on the host.
@@ -165,9 +189,11 @@ TEST(Tune, MeasurementReportsACandidateThatThrows) {
 // backend (the multi-vector entries' slice counts); the host's one tile entry stages all of K at once and
 // never splits, so a GEMM tile shape may have none there.
 template <class T>
-void every_candidate_correct(std::int64_t m, std::int64_t n, std::int64_t k, char ta, char tb, bool others) {
+void every_candidate_correct(std::int64_t m, std::int64_t n, std::int64_t k, char ta, char tb, bool others,
+                             double beta) {
   TuneRequest rq;
-  rq.m = m, rq.n = n, rq.k = k, rq.trans_a = ta, rq.trans_b = tb, rq.warmup = 1, rq.reps = 1;
+  rq.m = m, rq.n = n, rq.k = k, rq.trans_a = ta, rq.trans_b = tb, rq.warmup = 1, rq.reps = 1, rq.beta = beta;
+  rq.flush_bytes = 1 << 20;  // the flush runs, small: nothing here is timed
   const TuneOutcome o = tune_gemm<Exec, T>(Exec(), rq);
   int ran = 0;
   for (const TuneCandidateResult& c : o.candidates) {
@@ -180,16 +206,17 @@ void every_candidate_correct(std::int64_t m, std::int64_t n, std::int64_t k, cha
   EXPECT_GE(ran, others ? 2 : 1) << o.shape;
   EXPECT_EQ(o.key.dtype, detail::tune_dtype_name<T>());
   EXPECT_EQ(o.key.shape_class.substr(0, 2), std::string({ta, tb}));
+  EXPECT_EQ(o.key.shape_class.substr(o.key.shape_class.size() - 7), beta == 0 ? " beta=0" : "beta!=0");
 }
 TEST(Tune, EveryCandidateCorrectFloat) {
-  every_candidate_correct<float>(304, 260, 520, 'N', 'N', false);
-  every_candidate_correct<float>(301, 260, 517, 'N', 'N', false);
-  every_candidate_correct<float>(1030, 8, 700, 'N', 'N', true);
-  every_candidate_correct<float>(200, 12, 640, 'T', 'N', false);
+  every_candidate_correct<float>(304, 260, 520, 'N', 'N', false, 0.0);
+  every_candidate_correct<float>(301, 260, 517, 'N', 'N', false, 0.5);
+  every_candidate_correct<float>(1030, 8, 700, 'N', 'N', true, -1.0);
+  every_candidate_correct<float>(200, 12, 640, 'T', 'N', false, 0.0);
 }
 TEST(Tune, EveryCandidateCorrectDouble) {
-  every_candidate_correct<double>(260, 302, 518, 'N', 'T', false);
-  every_candidate_correct<double>(1030, 4, 700, 'N', 'N', true);
+  every_candidate_correct<double>(260, 302, 518, 'N', 'T', false, 0.5);
+  every_candidate_correct<double>(1030, 4, 700, 'N', 'N', true, 0.0);
 }
 
 // gemm applies a cached choice for its call's key, and gemm_tile_config says so; a choice it cannot run,
@@ -210,14 +237,11 @@ TEST(Tune, GemmAppliesCachedChoice) {
   ASSERT_NE(table.entry, general) << "twelve columns: the table picks a multi-vector entry";
 
   CacheFile file("applies");
-  TuneCache cache;
   TuneChoice choice;
   choice.entry = detail::gemm_entry_key<Exec, float>(general), choice.slices = 2;
-  cache.set(detail::gemm_tune_key(Exec(), a, b), choice);
-  cache.save(file.path);
-  reload_tune_cache();
+  file.hold(detail::gemm_tune_key(Exec(), a, b, false), choice);  // a class of calls with beta != 0
 
-  const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, B);
+  const TileConfig t = gemm_tile_config(Exec(), "N", "N", A, B, C, -0.5f);
   EXPECT_EQ(t.entry, "general");
   EXPECT_NE(t.tuned.find(file.path), std::string::npos) << t.tuned;
   detail::GemmPlan want = table;
@@ -227,17 +251,18 @@ TEST(Tune, GemmAppliesCachedChoice) {
   ridgeline::gemm(Exec(), "N", "N", 0.75f, A, B, -0.5f, C);
   EXPECT_TRUE(matches(to_host(C), reference_gemm(to_host(A), to_host(B), C0, 0.75, -0.5, eps_of<float>())));
 
-  // Another class (K 3 times as deep) has no choice: the table's plan.
-  Kokkos::View<float**, Kokkos::LayoutLeft, Mem> A3("A3", m, 3 * k), B3("B3", 3 * k, n);
-  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A3, B3).tuned.empty());
+  // Other classes have no choice: the table's plan. beta = 0 (the overload without beta says so too), and K 3
+  // times as deep.
+  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A, B, C, 0.0f).tuned.empty());
+  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A, B, C).tuned.empty());
+  Kokkos::View<float**, Kokkos::LayoutLeft, Mem> A3("A3", m, 3 * k), B3("B3", 3 * k, n), C3("C3", m, n);
+  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A3, B3, C3, -0.5f).tuned.empty());
 
   // An entry this build lacks: the table's plan.
   choice.entry = "general 1x1x1/1x1 none";
-  cache.set(detail::gemm_tune_key(Exec(), a, b), choice);
-  cache.save(file.path);
-  reload_tune_cache();
-  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A, B).tuned.empty());
-  EXPECT_EQ(gemm_tile_config(Exec(), "N", "N", A, B).entry, detail::role_name(table.role));
+  file.hold(detail::gemm_tune_key(Exec(), a, b, false), choice);
+  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A, B, C, -0.5f).tuned.empty());
+  EXPECT_EQ(gemm_tile_config(Exec(), "N", "N", A, B, C, -0.5f).entry, detail::role_name(table.role));
 
   // A file that does not parse: every GEMM call says which file.
   file.write("{ not json");
@@ -263,13 +288,10 @@ TEST(Tune, CachedChoiceThatCannotRunIsIgnored) {
   const auto b = detail::as_const(detail::strided_op(B, detail::Trans::N));
   ASSERT_FALSE(detail::operands_stage_in_packets(a, b));
   CacheFile file("cannot-run");
-  TuneCache cache;
   TuneChoice choice;
   choice.entry = detail::gemm_entry_key<Exec, double>(packets);
-  cache.set(detail::gemm_tune_key(Exec(), a, b), choice);
-  cache.save(file.path);
-  reload_tune_cache();
-  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A, B).tuned.empty());
+  file.hold(detail::gemm_tune_key(Exec(), a, b, false), choice);
+  EXPECT_TRUE(gemm_tile_config(Exec(), "N", "N", A, B, C, 0.25).tuned.empty());
   ridgeline::gemm(Exec(), "N", "N", 1.5, A, B, 0.25, C);
   EXPECT_TRUE(matches(to_host(C), reference_gemm(to_host(A), to_host(B), C0, 1.5, 0.25, eps_of<double>())));
 }

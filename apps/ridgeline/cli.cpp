@@ -809,6 +809,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
                    "A plan is cached only where the table's takes this many times its median (default 1.02)")
       ->check(CLI::Range(1.0, 100.0));
   tune->add_option(
+      "--beta", tune_opt.beta,
+      "The beta your calls pass (default 0): beta = 0 and beta != 0 are tuned and cached apart, as "
+      "C is then read too; C is restored before every run either way");
+  tune->add_option(
           "--slices", tune_opt.slices,
           "K slice counts to try each entry at besides its own plan's (comma-separated; default: the "
           "backend's tune_space.hpp)")

@@ -23,6 +23,7 @@ std::vector<TuneOutcome> run_tune(const TuneRunOptions& opt, std::ostream& log) 
         TuneRequest rq;
         rq.m = e[0], rq.n = e[1], rq.k = e[2], rq.trans_a = t[0], rq.trans_b = t[1];
         rq.reps = opt.reps, rq.warmup = opt.warmup, rq.min_gain = opt.min_gain, rq.slices = opt.slices;
+        rq.beta = opt.beta;
         if (d == "fp32") {
           out.push_back(tune_gemm<Exec, float>(Exec(), rq));
         } else if (d == "fp64") {

@@ -17,6 +17,7 @@ struct TuneRunOptions {
   int reps = 10, warmup = 2;
   double min_gain = 1.02;
   std::vector<int> slices;  // K slice counts per entry; empty: the backend's (tune_space.hpp)
+  double beta = 0.0;        // the calls' beta: zero or not picks the class
 };
 
 // Needs Kokkos initialized. Tunes every shape x dtype x transpose pair; `log` gets each one's candidates as

@@ -178,12 +178,12 @@ TileConfig describe_plan(const GemmPlan& plan) {
   return t;
 }
 
-// What gemm runs for these operands and C's strides (c_rs, c_cs): the plan of the table's entries, or,
-// for a complex product that runs as a real one, the real product's plan (chunk 0) and how it came
-// about. Nothing is launched or allocated.
+// What gemm runs for these operands, C's strides (c_rs, c_cs) and a beta that is zero or not (beta_zero):
+// the plan of the table's entries or the tune cache's choice, or, for a complex product that runs as a real
+// one, the real product's plan (chunk 0) and how it came about. Nothing is launched or allocated.
 template <class ExecSpace, class T>
 TileConfig describe_gemm_call(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                              std::int64_t c_rs, std::int64_t c_cs, bool tf32) {
+                              std::int64_t c_rs, std::int64_t c_cs, bool tf32, bool beta_zero = true) {
   if constexpr (is_complex_v<T>) {
     const ComplexAsRealPlan p = complex_as_real_plan<ExecSpace>(a, b, c_rs, c_cs);
     if (p.applies) {
@@ -193,7 +193,10 @@ TileConfig describe_gemm_call(const ExecSpace& exec, const Strided2D<const T>& a
       const Strided2D<const R> xr = expanded_view<R>(nullptr, m, kc, o.x_rows, expanded_lead(o, kc));
       const Strided2D<const R> yr = p.copy_b ? real_view(Strided2D<const T>{nullptr, kc, n, 1, even_up(kc)})
                                              : real_view(block_of(o.y, 0, kc, 0, n));
-      TileConfig t = describe_plan<ExecSpace, R>(gemm_plan(exec, xr, yr));
+      std::string tuned;
+      TileConfig t =
+          describe_plan<ExecSpace, R>(gemm_call_plan(exec, xr, yr, false, true, beta_zero, &tuned));
+      t.tuned = tuned;
       const std::int64_t chunks = (o.x.cols + kc - 1) / kc;
       t.complex_as_real = std::string(p.transposed ? "C^T = op(B)^T op(A)^T, op(B)^T" : "op(A)") +
                           " expanded, " + (p.transposed ? "op(A)^T" : "op(B)") +
@@ -205,7 +208,7 @@ TileConfig describe_gemm_call(const ExecSpace& exec, const Strided2D<const T>& a
     }
   }
   std::string tuned;
-  TileConfig t = describe_plan<ExecSpace, T>(gemm_call_plan(exec, a, b, tf32, true, &tuned));
+  TileConfig t = describe_plan<ExecSpace, T>(gemm_call_plan(exec, a, b, tf32, true, beta_zero, &tuned));
   t.tuned = tuned;
   return t;
 }
@@ -227,18 +230,26 @@ TileConfig gemm_tile_config(bool packets = false) {
 }
 
 // The plan gemm(exec, transA, transB, alpha, A, B, beta, C, math) would execute for these operands,
-// as the tile configuration it runs: the table entry and its role, the staging and copies, the K
-// slices and the peeled bulk, and for complex products whether they run as real ones (the operands
-// are not validated here, and nothing is launched).
+// as the tile configuration it runs: the table entry and its role (or the tune cache's choice, TileConfig::
+// tuned), the staging and copies, the K slices and the peeled bulk, and for complex products whether they run
+// as real ones (the operands are not validated here, and nothing is launched). Only whether beta is zero
+// matters (a tune cache keeps the two apart); the overloads without beta describe a call with beta = 0.
 template <class ExecSpace, class AV, class BV, class CV, class = std::enable_if_t<Kokkos::is_view<CV>::value>>
 TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
-                            const BV& B, const CV& C, Math math = Math::exact) {
+                            const BV& B, const CV& C, const detail::GemmScalar<AV>& beta,
+                            Math math = Math::exact) {
   using T = typename AV::non_const_value_type;
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
   const auto c = detail::strided_op(C, detail::Trans::N);
   return detail::describe_gemm_call(exec, detail::as_const(a), detail::as_const(b), c.rs, c.cs,
-                                    std::is_same_v<T, float> && math == Math::allow_tf32);
+                                    std::is_same_v<T, float> && math == Math::allow_tf32,
+                                    beta == detail::GemmScalar<AV>(0));
+}
+template <class ExecSpace, class AV, class BV, class CV, class = std::enable_if_t<Kokkos::is_view<CV>::value>>
+TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const char* transB, const AV& A,
+                            const BV& B, const CV& C, Math math = Math::exact) {
+  return gemm_tile_config(exec, transA, transB, A, B, C, detail::GemmScalar<AV>(0), math);
 }
 // The same for a C of column-major M x N.
 template <class ExecSpace, class AV, class BV>
@@ -248,7 +259,7 @@ TileConfig gemm_tile_config(const ExecSpace& exec, const char* transA, const cha
   const auto a = detail::strided_op(A, detail::parse_trans(transA, "gemm", "transA"));
   const auto b = detail::strided_op(B, detail::parse_trans(transB, "gemm", "transB"));
   return detail::describe_gemm_call(exec, detail::as_const(a), detail::as_const(b), 1, a.rows,
-                                    std::is_same_v<T, float> && math == Math::allow_tf32);
+                                    std::is_same_v<T, float> && math == Math::allow_tf32, true);
 }
 
 }  // namespace ridgeline

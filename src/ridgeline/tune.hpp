@@ -9,11 +9,13 @@
 // itself, its choice forced on the calling thread (ScopedGemmChoice), so what the tuner measures is what a
 // cached choice runs.
 //
-// Measurement: A, B and C are filled at random from a seed (uniform in [-1, 1), never zeros); beta is not
-// zero, so C is read. Before every run, warm-up and timed alike, C is restored from a saved copy, so beta * C
-// never compounds. Each candidate's C is checked element by element against a double-precision reference
-// after its first run and after its last timed run; a wrong result is rejected and its time never counts.
-// Times are medians of `reps` runs, each fenced on both sides.
+// Measurement: A, B and C are filled at random from a seed (uniform in [-1, 1), never zeros), with the
+// request's alpha and beta (tune with the beta the application calls with: beta = 0 and beta != 0 are
+// different classes). Before every run, warm-up and timed alike, C is restored from a saved copy, so beta * C
+// never compounds; before each timed run a buffer larger than the last-level cache is written, so that the
+// run finds neither C nor its operands there. Each candidate's C is checked element by element against a
+// double-precision reference after its first run and after its last timed run; a wrong result is rejected and
+// its time never counts. Times are medians of `reps` runs, each fenced on both sides.
 //
 // The reference: ridgeline::gemm in double on double copies of the operands (the table's plan, the cache
 // ignored), checked on the host at 64 random elements against sums in long double. Per element the
@@ -93,14 +95,19 @@ double tune_worst_error(const ExecSpace& exec, const CV& c, const RV& ref, const
   return worst;
 }
 
+struct NoFlush {
+  void operator()() const {}
+};
+
 // One candidate: run() computes C = alpha op(A) op(B) + beta C. Before every run, warm-up and timed, C is
-// restored from c0 (restore = false only in tests, to show that the check then catches the compounding).
-// C is checked against ref within tol after the first run and after the last timed run; a candidate that
-// fails either check, or throws, is rejected, with the reason.
-template <class ExecSpace, class CV, class RV, class Run>
+// restored from c0 (restore = false only in tests, to show that the check then catches the compounding),
+// and flush() runs between the restore and each timed run (untimed). C is checked against ref within tol
+// after the first run and after the last timed run; a candidate that fails either check, or throws, is
+// rejected, with the reason.
+template <class ExecSpace, class CV, class RV, class Run, class Flush = NoFlush>
 TuneCandidateResult measure_tune_candidate(const ExecSpace& exec, Run&& run, const CV& c, const CV& c0,
                                            const RV& ref, const RV& tol, int warmup, int reps,
-                                           bool restore = true) {
+                                           bool restore = true, const Flush& flush = {}) {
   TuneCandidateResult r;
   const auto check = [&](const char* when) {
     r.worst_error = std::max(r.worst_error, tune_worst_error(exec, c, ref, tol));
@@ -119,6 +126,7 @@ TuneCandidateResult measure_tune_candidate(const ExecSpace& exec, Run&& run, con
     std::vector<double> t;
     for (int i = 0; i < std::max(1, reps); ++i) {
       if (restore) Kokkos::deep_copy(exec, c, c0);
+      flush();
       exec.fence();
       Kokkos::Timer timer;
       run();
@@ -252,7 +260,7 @@ TuneOutcome tune_gemm(const ExecSpace& exec, const TuneRequest& rq) {
   const std::int64_t cu = detail::ComputeUnits<detail::Backend<ExecSpace, T>, ExecSpace>::of(exec);
   const detail::GemmPlan table_plan = detail::gemm_plan(exec, a, b);
   TuneOutcome out;
-  out.key = detail::gemm_tune_key(exec, a, b);
+  out.key = detail::gemm_tune_key(exec, a, b, rq.beta == 0.0);
   out.shape = shape;
   struct Pending {
     TuneChoice choice;
@@ -292,6 +300,16 @@ TuneOutcome tune_gemm(const ExecSpace& exec, const TuneRequest& rq) {
     }
   }
 
+  // What evicts the last-level cache before each timed run (TuneRequest::flush_bytes).
+  constexpr bool kHost = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Mem>::accessible;
+  const std::int64_t flush_bytes = rq.flush_bytes < 0   ? 0
+                                   : rq.flush_bytes > 0 ? rq.flush_bytes
+                                                        : (std::int64_t(kHost ? 64 : 256) << 20);
+  const Kokkos::View<double*, Mem> flush_buffer("ridgeline::tune flush", std::size_t(flush_bytes / 8));
+  double pass = 0;
+  const auto flush = [&] {
+    if (flush_buffer.extent(0) > 0) Kokkos::deep_copy(exec, flush_buffer, pass += 1);
+  };
   for (const Pending& p : pending) {
     TuneCandidateResult r;
     if (!p.why_not.empty()) {
@@ -300,7 +318,7 @@ TuneOutcome tune_gemm(const ExecSpace& exec, const TuneRequest& rq) {
       const detail::ScopedGemmChoice scope(p.choice);
       r = detail::measure_tune_candidate(
           exec, [&] { gemm(exec, tra, trb, static_cast<T>(rq.alpha), A, B, static_cast<T>(rq.beta), C); }, C,
-          C0, ref, tol, rq.warmup, rq.reps);
+          C0, ref, tol, rq.warmup, rq.reps, true, flush);
       r.choice = p.choice, r.plan = p.plan;
     }
     out.candidates.push_back(r);

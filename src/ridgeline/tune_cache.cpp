@@ -62,6 +62,11 @@ TuneCache TuneCache::parse(const std::string& text, const std::string& source) {
     rec.key.backend = str_field(r, "backend", where, true);
     rec.key.dtype = str_field(r, "dtype", where, true);
     rec.key.shape_class = str_field(r, "class", where, true);
+    try {
+      parse_shape_class(rec.key.shape_class);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(where + ": field 'class': " + e.what());
+    }
     rec.choice.entry = str_field(r, "entry", where, true);
     const auto s = r.find("slices");
     if (s != r.end() && !s->is_null()) {
@@ -135,6 +140,14 @@ const TuneChoice* TuneCache::find(const TuneKey& key) const {
   return nullptr;
 }
 
+const TuneChoice* TuneCache::find(const std::string& device, const char* backend, const char* dtype,
+                                  const ShapeClass& cls) const {
+  for (const TuneRecord& r : records_)
+    if (r.cls == cls && r.key.dtype == dtype && r.key.backend == backend && r.key.device == device)
+      return &r.choice;
+  return nullptr;
+}
+
 void TuneCache::set(const TuneKey& key, const TuneChoice& choice) {
   for (TuneRecord& r : records_) {
     if (r.key == key) {
@@ -142,7 +155,7 @@ void TuneCache::set(const TuneKey& key, const TuneChoice& choice) {
       return;
     }
   }
-  records_.push_back({key, choice});
+  records_.push_back({key, choice, parse_shape_class(key.shape_class)});
 }
 
 std::string tune_cache_path() {
@@ -197,16 +210,48 @@ std::int64_t shape_class_floor(std::int64_t x) {
   return (p >= 2 && x >= p + p / 2) ? p + p / 2 : p;
 }
 
-std::string gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n,
-                             bool packets) {
+ShapeClass shape_class_of(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n, bool packets,
+                          bool beta_zero) {
+  ShapeClass c;
+  c.ta = a_m ? 'N' : 'T', c.tb = b_n ? 'T' : 'N';
+  c.packets = packets, c.beta_zero = beta_zero;
+  c.m = shape_class_floor(m), c.n = shape_class_floor(n), c.k = shape_class_floor(k);
+  return c;
+}
+
+std::string to_string(const ShapeClass& c) {
   std::string s;
-  s += a_m ? 'N' : 'T';
-  s += b_n ? 'T' : 'N';
-  s += packets ? " packets" : " elements";
-  s += " m" + std::to_string(shape_class_floor(m));
-  s += " n" + std::to_string(shape_class_floor(n));
-  s += " k" + std::to_string(shape_class_floor(k));
+  s += c.ta;
+  s += c.tb;
+  s += c.packets ? " packets" : " elements";
+  s += " m" + std::to_string(c.m) + " n" + std::to_string(c.n) + " k" + std::to_string(c.k);
+  s += c.beta_zero ? " beta=0" : " beta!=0";
   return s;
+}
+
+ShapeClass parse_shape_class(const std::string& s) {
+  ShapeClass c;
+  char staging[16] = {0}, beta[16] = {0};
+  long long m = 0, n = 0, k = 0;
+  int used = 0;
+  if (std::sscanf(s.c_str(), "%c%c %15s m%lld n%lld k%lld %15s%n", &c.ta, &c.tb, staging, &m, &n, &k, beta,
+                  &used) != 7 ||
+      used != int(s.size()) || (c.ta != 'N' && c.ta != 'T') || (c.tb != 'N' && c.tb != 'T') ||
+      (std::string(staging) != "packets" && std::string(staging) != "elements") ||
+      (std::string(beta) != "beta=0" && std::string(beta) != "beta!=0") || m < 1 || n < 1 || k < 1 ||
+      shape_class_floor(m) != m || shape_class_floor(n) != n || shape_class_floor(k) != k)
+    throw std::invalid_argument("'" + s +
+                                "' is not a shape class (e.g. \"NN packets m2048 n2048 k256 beta=0\": M, N "
+                                "and K on the grid 1, 2, 3, 4, 6, 8, 12, ...)");
+  c.packets = std::string(staging) == "packets";
+  c.beta_zero = std::string(beta) == "beta=0";
+  c.m = m, c.n = n, c.k = k;
+  return c;
+}
+
+std::string gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n, bool packets,
+                             bool beta_zero) {
+  return to_string(shape_class_of(m, n, k, a_m, b_n, packets, beta_zero));
 }
 
 namespace {

@@ -12,9 +12,10 @@
 //
 // Shape classes: the orientation of op(A) and op(B) as column-major transposes (NN: op(A) walks its rows
 // contiguously, op(B) its K; TN: op(A) walks K; NT: op(B) walks its columns), whether both operands stage
-// in 16-byte packets, and M, N and K each rounded down to the grid 1, 2, 3, 4, 6, 8, 12, 16, ... (2^j and 3 *
-// 2^(j-1)): 3000 x 3000 x 300 is "NN packets m2048 n2048 k256", the class of every NN product from 2048 to
-// 3071 rows and columns and K from 256 to 383, on operands that stage in packets.
+// in 16-byte packets, M, N and K each rounded down to the grid 1, 2, 3, 4, 6, 8, 12, 16, ... (2^j and 3 *
+// 2^(j-1)), and whether beta is zero (C written only) or not (C read too: a short-K product then moves twice
+// C's bytes, and another plan may win). 3000 x 3000 x 300 with beta 0 is "NN packets m2048 n2048 k256
+// beta=0", the class of every such NN product from 2048 to 3071 rows and columns and K from 256 to 383.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,9 +46,22 @@ struct TuneKey {
   }
 };
 
+// A shape class as numbers, for the lookup every GEMM call makes when a cache is present (no string is
+// built or compared but the device's, dtype's and backend's).
+struct ShapeClass {
+  char ta = 'N', tb = 'N';
+  bool packets = false, beta_zero = true;
+  std::int64_t m = 0, n = 0, k = 0;  // the lower ends of the classes (shape_class_floor)
+  bool operator==(const ShapeClass& o) const {
+    return ta == o.ta && tb == o.tb && packets == o.packets && beta_zero == o.beta_zero && m == o.m &&
+           n == o.n && k == o.k;
+  }
+};
+
 struct TuneRecord {
   TuneKey key;
   TuneChoice choice;
+  ShapeClass cls;  // key.shape_class, parsed
 };
 
 class TuneCache {
@@ -63,6 +77,9 @@ class TuneCache {
 
   // The choice for key, or nullptr.
   const TuneChoice* find(const TuneKey& key) const;
+  // The same, for a call: its device, backend and dtype names and its class as numbers.
+  const TuneChoice* find(const std::string& device, const char* backend, const char* dtype,
+                         const ShapeClass& cls) const;
   // Adds or replaces the choice for key.
   void set(const TuneKey& key, const TuneChoice& choice);
   const std::vector<TuneRecord>& records() const { return records_; }
@@ -83,11 +100,18 @@ const TuneCache* active_tune_cache();
 void reload_tune_cache();
 
 // The class of an M x N x K product (the header says how they are formed). a_m: op(A) walks its rows
-// contiguously; b_n: op(B) walks its columns contiguously; packets: both operands stage in 16-byte packets.
-std::string gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n,
-                             bool packets);
+// contiguously; b_n: op(B) walks its columns contiguously; packets: both operands stage in 16-byte packets;
+// beta_zero: beta is zero.
+std::string gemm_shape_class(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n, bool packets,
+                             bool beta_zero);
 // The lower end of x's class on the grid 1, 2, 3, 4, 6, 8, 12, ...
 std::int64_t shape_class_floor(std::int64_t x);
+// The class as numbers; the string form is what gemm_shape_class writes.
+ShapeClass shape_class_of(std::int64_t m, std::int64_t n, std::int64_t k, bool a_m, bool b_n, bool packets,
+                          bool beta_zero);
+std::string to_string(const ShapeClass&);
+// Parses what to_string writes; throws std::invalid_argument.
+ShapeClass parse_shape_class(const std::string&);
 
 namespace detail {
 // A choice that the calling thread's GEMM calls apply instead of the cache's, while a ScopedGemmChoice

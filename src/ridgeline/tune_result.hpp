@@ -13,12 +13,19 @@ struct TuneRequest {
   std::int64_t m = 0, n = 0, k = 0;
   char trans_a = 'N', trans_b = 'N';
   int warmup = 2, reps = 10;
-  double alpha = 1.0, beta = 0.5;  // beta != 0: C is read, and a run that compounds would show
+  // The call's alpha and beta. Only whether beta is zero changes the class (tune_cache.hpp): tune with the
+  // beta the application passes. Either way C is restored before every run, so beta != 0 never compounds.
+  double alpha = 1.0, beta = 0.0;
   std::uint64_t seed = 20261204;
   // A candidate goes into the choice only when the table's plan takes this many times its median.
   double min_gain = 1.02;
   // K slice counts to try each entry at, besides its own plan's; empty: the backend's (tune_space.hpp).
   std::vector<int> slices;
+  // Bytes written between the restore of C and each timed run, so that the run finds neither C nor its
+  // operands in the last-level cache, as an application's call after other work would (ridgeline-perf
+  // rotates operand sets for the same reason). 0: 256 MiB on a device (the H200's L2 is 50 MB), 64 MiB
+  // on a host; negative: none.
+  std::int64_t flush_bytes = 0;
 };
 
 struct TuneCandidateResult {

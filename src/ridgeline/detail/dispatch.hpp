@@ -1162,7 +1162,8 @@ void gemm_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
       if (p.applies) return run_complex_as_real(exec, p, a, b, c, alpha, beta);
     }
   }
-  run_gemm_plan(exec, gemm_call_plan(exec, a, b, tf32, allow_copies), a, b, c, alpha, beta);
+  run_gemm_plan(exec, gemm_call_plan(exec, a, b, tf32, allow_copies, beta == AccumulatorType<T>(0)), a, b, c,
+                alpha, beta);
 }
 
 // GEMV "rows": a table may add `gemv_rows_tall`, a taller team whose column chunks are longer

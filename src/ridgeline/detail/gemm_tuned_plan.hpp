@@ -125,37 +125,43 @@ bool apply_tune_choice(GemmPlan& plan, const TuneChoice& c, const Strided2D<cons
   return false;
 }
 
-// The tune key of a call.
+// The tune key of a call; beta_zero: its beta is zero.
 template <class ExecSpace, class T>
-TuneKey gemm_tune_key(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b) {
+TuneKey gemm_tune_key(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
+                      bool beta_zero) {
   using Be = Backend<ExecSpace, T>;
   return TuneKey{TuneDeviceName<Be, ExecSpace>::of(exec), Be::name, tune_dtype_name<T>(),
                  gemm_shape_class(a.rows, b.cols, a.cols, rows_contiguous(a), !rows_contiguous(b),
-                                  operands_stage_in_packets(a, b))};
+                                  operands_stage_in_packets(a, b), beta_zero)};
 }
 
-// The plan gemm runs for a call (allow_copies: a whole call, not a part or a copy of one): the table's,
-// then the thread's forced choice or the cache's for the call's key. TF32 calls keep the table's plan
-// (the tuner measures exact arithmetic). tuned, if given, says which choice applied and from where.
+// The plan gemm runs for a call (allow_copies: a whole call, not a part or a copy of one; beta_zero: its beta
+// is zero): the table's, then the thread's forced choice or the cache's for the call's key. TF32 calls keep
+// the table's plan (the tuner measures exact arithmetic). tuned, if given, says which choice applied and from
+// where. Without a cache file this costs one atomic load; with one, a key of a few short strings and a
+// search of the cache's choices, against calls of 10 us and more on a GPU.
 template <class ExecSpace, class T>
 GemmPlan gemm_call_plan(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                        bool tf32, bool allow_copies, std::string* tuned = nullptr) {
+                        bool tf32, bool allow_copies, bool beta_zero, std::string* tuned = nullptr) {
   GemmPlan plan = gemm_plan(exec, a, b, tf32, allow_copies);
   if constexpr (!is_complex_v<T>) {
     if (!allow_copies || plan.role == GemmRole::tf32) return plan;
     const TuneChoice* c = forced_gemm_choice();
-    std::string from = "forced";
-    if (!c) {
+    const bool forced = c != nullptr;
+    if (!forced) {
       const TuneCache* cache = active_tune_cache();
       if (!cache) return plan;
-      c = cache->find(gemm_tune_key(exec, a, b));
-      from = "tune cache " + tune_cache_path();
+      using Be = Backend<ExecSpace, T>;
+      c = cache->find(TuneDeviceName<Be, ExecSpace>::of(exec), Be::name, tune_dtype_name<T>(),
+                      shape_class_of(a.rows, b.cols, a.cols, rows_contiguous(a), !rows_contiguous(b),
+                                     operands_stage_in_packets(a, b), beta_zero));
     }
     if (c && c->entry != "builtin" &&
         apply_tune_choice<ExecSpace, T>(plan, *c, a, b,
                                         ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec)) &&
         tuned) {
-      *tuned = from + ": " + c->entry + (c->slices > 0 ? ", " + std::to_string(c->slices) + " slices" : "");
+      *tuned = (forced ? std::string("forced") : "tune cache " + tune_cache_path()) + ": " + c->entry +
+               (c->slices > 0 ? ", " + std::to_string(c->slices) + " slices" : "");
     }
   }
   return plan;
