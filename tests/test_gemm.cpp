@@ -888,19 +888,19 @@ TEST(GemmPlan, ThisTable) {
 TEST(Gemm, PacketEntryCarveoutLeavesL1) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     // A full wave of the packet entry's tiles (16 tile rows), past the small-tile entry's share of one, at a
-    // K past its short-K entry's.
+    // K past its short-K entry's; TN, since NN of a wave or more runs the 64 x 128 tiles.
     using P = detail::GemmPacketCfg<Exec, float>;
     const std::int64_t slots =
         detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec()) * P::min_blocks;
     const std::int64_t m = 16 * P::bm, n = (slots + 15) / 16 * P::bn;
     const std::int64_t k = backends::cuda::GemmTilesFp32Small::max_depth + 128;
-    GemmCase c{m, n, k, 'N', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
-    ASSERT_EQ(entry_of<float>('N', 'N', m, n, k), "packets");
+    GemmCase c{m, n, k, 'T', 'N', Lay::left, Lay::left, Lay::left, 1.0, 0.0, Dt::f32, 77};
+    ASSERT_EQ(entry_of<float>('T', 'N', m, n, k), "packets");
     run(c);
     c.seed = 78;
     run(c);  // after the carveout changed
     const int percent =
-        backends::cuda::carveout_of<detail::GemmPacketKernel<Exec, float, true, false, true>>();
+        backends::cuda::carveout_of<detail::GemmPacketKernel<Exec, float, false, false, true>>();
     EXPECT_GT(percent, 0);
     EXPECT_LT(percent, 100);
   }
@@ -1874,6 +1874,29 @@ TEST(GemmPlan, ShortDepthEntryBoundsFloat) {
 }
 TEST(GemmPlan, ShortDepthEntryBoundsDouble) {
   expect_short_depth_bounds<double>();
+}
+
+// CUDA fp32 NN products of a full wave of the packet entry's 128 x 128 tiles or more run the 64 x 128 tiles
+// (tile_table.hpp, GemmTilesFp32Narrow): 16 tile rows and columns for just under a wave, then just over;
+// other orientations keep the packet entry. Plans only, on this device's SMs.
+TEST(GemmPlan, Fp32NnFromOneWaveOnNarrowTiles) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    using P = backends::cuda::GemmTilesFp32Packets;
+    const std::int64_t slots =
+        detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec()) * P::min_blocks;
+    const std::int64_t m = 16 * P::bm, k = 1024, inside = (slots - 1) / 16 * P::bn,
+                       over = (slots + 15) / 16 * P::bn;
+    EXPECT_EQ(entry_of<float>('N', 'N', m, inside, k), "packets") << m << "x" << inside;
+    EXPECT_EQ(entry_of<float>('N', 'N', m, over, k), "narrow") << m << "x" << over;
+    EXPECT_EQ(entry_of<float>('N', 'N', 8192, 8192, 8192), "narrow");
+    EXPECT_EQ(entry_of<float>('T', 'N', m, over, k), "packets");
+    EXPECT_EQ(entry_of<float>('N', 'T', m, over, k), "packets");
+    EXPECT_EQ(entry_of<float>('T', 'T', m, over, k), "packets");
+    return;
+  }
+#endif
+  GTEST_SKIP() << "a CUDA table rule";
 }
 
 // The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet

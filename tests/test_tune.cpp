@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -121,6 +122,51 @@ TEST(TuneCache, ShapeClassesOnTheGrid) {
   EXPECT_EQ(to_string(c), "TT elements m16 n8 k768 beta!=0");
   EXPECT_THROW(parse_shape_class("NN packets m16 n8 k768"), std::invalid_argument);
   EXPECT_THROW(parse_shape_class("NN packets m16 n8 k768 beta=0 extra"), std::invalid_argument);
+}
+
+// Two shapes of one class: one cached choice, the candidate with the best geometric mean over both, or the
+// table's plan where no candidate's mean reaches the gain asked for.
+TEST(TuneCache, ShapesOfOneClassShareTheBestMeanChoice) {
+  const auto candidate = [](const char* entry, int slices, double ms, bool accepted = true) {
+    TuneCandidateResult c;
+    c.choice.entry = entry, c.choice.slices = slices, c.median_ms = ms, c.accepted = accepted;
+    return c;
+  };
+  const auto outcome = [&](const char* shape, std::vector<TuneCandidateResult> c, const char* cls) {
+    TuneOutcome o;
+    o.key = TuneKey{"d", "b", "fp32", cls};
+    o.shape = shape, o.candidates = std::move(c);
+    o.choice.entry = "x", o.choice.builtin = "table";
+    return o;
+  };
+  const char* cls = "NN packets m2048 n2048 k2048 beta=0";
+  std::vector<TuneOutcome> v{
+      outcome("2048", {candidate("builtin", 0, 1.0), candidate("a", 0, 1.25), candidate("b", 2, 0.9)}, cls),
+      outcome("2500", {candidate("builtin", 0, 2.0), candidate("a", 0, 1.5), candidate("b", 2, 1.9)}, cls),
+      outcome("alone", {candidate("builtin", 0, 1.0), candidate("a", 0, 0.5)},
+              "NN packets m64 n64 k64 beta=0")};
+  v[2].choice.entry = "a";
+  // a: 0.8x and 1.333x (mean 1.033); b: 1.111x and 1.053x (mean 1.082).
+  const std::vector<std::string> notes = merge_tune_classes(v, 1.02);
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("2 shapes (2048 + 2500)"), std::string::npos) << notes[0];
+  for (int i : {0, 1}) {
+    EXPECT_EQ(v[i].choice.entry, "b");
+    EXPECT_EQ(v[i].choice.slices, 2);
+    EXPECT_NEAR(v[i].gain, std::sqrt(1.0 / 0.9 * 2.0 / 1.9), 1e-12);
+    EXPECT_EQ(v[i].choice.shape, "2048 + 2500");
+    EXPECT_DOUBLE_EQ(v[i].choice.builtin_ms, 3.0);
+    EXPECT_DOUBLE_EQ(v[i].choice.tuned_ms, 2.8);
+  }
+  EXPECT_EQ(v[2].choice.entry, "a");  // alone in its class: untouched
+  // Asking a gain of 1.1: none reaches it, the table's plan.
+  std::vector<TuneOutcome> w{v[0], v[1]};
+  w[1].candidates[2].accepted = false;  // b no longer ran everywhere: only a (mean 1.033) is left
+  merge_tune_classes(w, 1.02);
+  EXPECT_EQ(w[0].choice.entry, "a");
+  merge_tune_classes(w, 1.1);
+  EXPECT_EQ(w[0].choice.entry, "builtin");
+  EXPECT_EQ(w[1].gain, 1.0);
 }
 
 // A small product measured by hand-made candidates: C = alpha A B + beta C0, reference on the host.

@@ -36,6 +36,8 @@ std::vector<TuneOutcome> run_tune(const TuneRunOptions& opt, std::ostream& log) 
       }
     }
   }
+  // Shapes of one class share its one cached choice.
+  for (const std::string& note : merge_tune_classes(out, opt.min_gain)) log << note << "\n";
   return out;
 }
 

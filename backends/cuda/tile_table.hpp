@@ -63,6 +63,15 @@ struct GemmTilesFp32Packets {
 // split-K supplies the teams that 64 rows cannot. Chosen by the tile sweep on 64x16384x16384
 // (perf/results/2026-11-30-h200/h200-2026-11-30-sweep-narrow.txt): 1.08x the 64x256x8/8x16 entry it replaced;
 // two teams per SM 1.04x; bk 8 1.00x.
+// The same tiles also take fp32 NN products of a full wave of the packet entry's 128 x 128 tiles or more
+// (when::nn<wave_share_of<GemmTilesFp32Packets, 100, ...>> in the entry list below): `ridgeline tune` on the
+// H200 (perf/results/2026-12-04-h200-47dfb86/, -tune-fp32.txt, beta 0, a 256 MiB flush before each timed run)
+// chose them over the packet entry on every NN shape of a wave or more that it tuned, and ridgeline-perf ran
+// the choices at 1.05x (4096^3), 1.08x (8192^3), 1.05x (4096^2 x 1024), 1.19x (8192^2 x 256), 1.32x (3000^2 x
+// 300) the packet entry. Under a wave they lose: 2048^3 (256 tiles for 264 slots) ran 0.85x in one slice,
+// as 512 tiles of 64 x 128 are 1.29 waves of their 396 slots. TN, NT and TT at 4096^3 ran level
+// (0.998-1.004x) and NT 6144^3 kept the packet entry, so the rule is NN's. Role narrow: the bulk is not
+// peeled (the tuner measured these tiles unpeeled).
 struct GemmTilesFp32Narrow {
   static constexpr int bm = 64, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
@@ -752,6 +761,9 @@ struct Tiles {
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60, false>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::depth_at_most<GemmTilesFp32Small::max_depth>>,
+      detail::GemmEntry<GemmTilesFp32Narrow,
+                        detail::when::nn<detail::when::wave_share_of<GemmTilesFp32Packets, 100, (1 << 30)>,
+                                         detail::GemmRole::narrow>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
   using HalfNarrow =

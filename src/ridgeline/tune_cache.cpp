@@ -1,6 +1,8 @@
 #include "ridgeline/tune_cache.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -261,6 +263,70 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 }  // namespace
+
+std::vector<std::string> merge_tune_classes(std::vector<TuneOutcome>& outcomes, double min_gain) {
+  std::vector<std::string> notes;
+  std::vector<bool> done(outcomes.size(), false);
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    if (done[i]) continue;
+    std::vector<std::size_t> group;
+    for (std::size_t j = i; j < outcomes.size(); ++j)
+      if (!done[j] && outcomes[j].key == outcomes[i].key) group.push_back(j), done[j] = true;
+    if (group.size() < 2) continue;
+    // Each choice that every shape of the class ran: the sum of the logs of its gains.
+    const auto same = [](const TuneChoice& x, const TuneChoice& y) {
+      return x.entry == y.entry && x.slices == y.slices;
+    };
+    TuneChoice best;  // builtin: gain 1 on every shape
+    double best_log = 0.0;
+    for (const TuneCandidateResult& c : outcomes[group[0]].candidates) {
+      if (!c.accepted) continue;
+      double sum = 0.0;
+      bool everywhere = true;
+      for (std::size_t g : group) {
+        const TuneOutcome& o = outcomes[g];
+        const auto it = std::find_if(
+            o.candidates.begin(), o.candidates.end(),
+            [&](const TuneCandidateResult& x) { return x.accepted && same(x.choice, c.choice); });
+        if (it == o.candidates.end()) {
+          everywhere = false;
+          break;
+        }
+        sum += std::log(o.candidates[0].median_ms / it->median_ms);
+      }
+      if (everywhere && sum > best_log) best = c.choice, best_log = sum;
+    }
+    const double gain = std::exp(best_log / double(group.size()));
+    if (gain < min_gain) best = TuneChoice{};
+    std::string shapes;
+    double builtin_ms = 0.0, tuned_ms = 0.0;
+    for (std::size_t g : group) {
+      const TuneOutcome& o = outcomes[g];
+      shapes += (shapes.empty() ? "" : " + ") + o.shape;
+      builtin_ms += o.candidates[0].median_ms;
+      for (const TuneCandidateResult& x : o.candidates)
+        if (x.accepted && (same(x.choice, best) || (best.entry == "builtin" && &x == &o.candidates[0]))) {
+          tuned_ms += x.median_ms;
+          break;
+        }
+    }
+    for (std::size_t g : group) {
+      TuneOutcome& o = outcomes[g];
+      o.choice.entry = best.entry, o.choice.slices = best.slices;
+      o.choice.shape = shapes, o.choice.builtin_ms = builtin_ms, o.choice.tuned_ms = tuned_ms;
+      o.gain = best.entry == "builtin" ? 1.0 : gain;
+    }
+    notes.push_back("class " + outcomes[group[0]].key.shape_class + " (" + outcomes[group[0]].key.dtype +
+                    "): " + std::to_string(group.size()) + " shapes (" + shapes +
+                    "); one choice for all of them: " +
+                    (best.entry == "builtin"
+                         ? std::string("the table's plan")
+                         : best.entry + (best.slices > 0 ? ", " + std::to_string(best.slices) + " K slices"
+                                                         : std::string())) +
+                    ", geometric mean " + fixed(gain, 3) + "x");
+  }
+  return notes;
+}
 
 std::string format_tune_outcome(const TuneOutcome& o) {
   std::ostringstream os;

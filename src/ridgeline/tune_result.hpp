@@ -48,6 +48,13 @@ struct TuneOutcome {
   double gain = 1.0;  // the table plan's median over the chosen candidate's
 };
 
+// Where one run tuned several shapes of one class (2048^3 and 2500^3 are both "m2048 n2048 k2048"), the class
+// gets one choice: the candidate that ran every one of them with the best geometric mean of its gains over
+// the table's plan, where that mean reaches min_gain, else "builtin". Sets that choice on each outcome of the
+// class (shape: the shapes, joined; builtin_ms and tuned_ms: their sums) and returns one line per merged
+// class saying what was chosen from what; outcomes alone in their class are left as they are.
+std::vector<std::string> merge_tune_classes(std::vector<TuneOutcome>& outcomes, double min_gain);
+
 // One outcome's candidates as a table: each plan, its median and its speed against the table's plan, or why
 // it was rejected; then the choice. What `ridgeline tune` and the tile sweep's plan mode print.
 std::string format_tune_outcome(const TuneOutcome&);
