@@ -230,8 +230,9 @@ struct GemmMultiVectorTiles {
   static constexpr int vector_length = 1, stages = unroll, min_blocks = 3, scratch_level = 0;
   // At most 256 K slices: few rows need hundreds for three teams per SM (a GEMV of 1000 rows split along
   // its 100000 columns, gemv_split_columns: 197 fp32 slices, 3.3 TB/s against 2.0 for the rows entry,
-  // perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt). 16384 rows take 13
-  // (fp32) or 7 (fp64).
+  // perf/results/2026-12-01-h200-2297cb1/h200-2026-12-01-2297cb1-worktree-sweep.txt). 16384 rows take 12
+  // (fp32) or 6 (fp64) on the H200's 396 slots: as many as fit in one wave (plan_multi_vector_split; 13 and 7
+  // until the tuner found the 13th slice's second wave, perf/results/2026-12-04-h200-47dfb86/).
   static constexpr int max_slices = 256;
   static constexpr const char* micro_kernel_name = "multi-vector-rows";
 };

@@ -343,14 +343,17 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
 }
 
 // The K slices of a multi-vector product (role multi_vector): its row blocks of rows_per_team rows
-// times the slices make at least `teams` teams (the rows alone cannot fill a device: 16384 rows are 32
-// teams of 512), each slice at least min_depth deep and a whole number of `unroll` columns, at most
-// max_slices; one slice where the partials would pass the workspace limit.
+// times the slices make as many teams as fit in `teams` (the rows alone cannot fill a device: 16384 rows are
+// 32 teams of 512), each slice at least min_depth deep and a whole number of `unroll` columns, at most
+// max_slices; one slice where the partials would pass the workspace limit. Not more teams than that: 16384 x
+// 16 x 16384 fp32 took 13 slices, 416 teams for 396 slots, and ran 0.572 ms against 0.460 in 8 slices
+// (`ridgeline tune`, perf/results/2026-12-04-h200-47dfb86/, -tune-fp32.txt): the 20 teams past the slots ran
+// as a second wave.
 inline KSplit plan_multi_vector_split(std::int64_t m, std::int64_t n, std::int64_t k, int rows_per_team,
                                       std::int64_t teams, int min_depth, int unroll, std::size_t acc_bytes,
                                       int max_slices) {
   const std::int64_t row_blocks = (m + rows_per_team - 1) / rows_per_team;
-  std::int64_t s = (teams + row_blocks - 1) / row_blocks;
+  std::int64_t s = teams / row_blocks;  // whole: a team past the slots would start a second wave
   if (s > k / min_depth) s = k / min_depth;
   if (s > max_slices) s = max_slices;
   if (s <= 1) return {1, k};
