@@ -67,8 +67,9 @@ flags=(-std=c++20 -fopenmp -c -isystem "$k5" -I "$root/src" -I "$out/include" -I
 run_kernel_tests=(test_gemm test_gemm_batched test_gemv test_validation)
 run_host_tests=(test_roofline test_device_spec test_overlap test_cli test_fuzz)
 run_opt1=()
-for t in "${run_kernel_tests[@]}" "${run_host_tests[@]}" test_main; do run_opt1+=("tests/$t.cpp"); done
-run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/perf_report.cpp apps/ridgeline/ceilings_kernels.cpp apps/ridgeline/main.cpp)
+for t in "${run_kernel_tests[@]}" "${run_host_tests[@]}" test_main test_tune; do run_opt1+=("tests/$t.cpp"); done
+run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/perf_report.cpp apps/ridgeline/ceilings_kernels.cpp
+  apps/ridgeline/tune_run.cpp apps/ridgeline/main.cpp)
 while IFS= read -r f; do run_opt1+=("${f#"$root/"}"); done < <(find "$root/src/ridgeline" -name '*.cpp')
 
 # The TUs that are not linked are checked with -fsyntax-only: g++ still parses and instantiates every template
@@ -122,7 +123,7 @@ o=$out/obj
 mkdir -p "$out/bin"
 lib_objs=("$o"/src_ridgeline_*_cpp.o)
 cli_objs=("$o/apps_ridgeline_cli_cpp.o" "$o/apps_ridgeline_perf_report_cpp.o" # ridgeline_cli's sources
-  "$o/apps_ridgeline_ceilings_kernels_cpp.o")
+  "$o/apps_ridgeline_ceilings_kernels_cpp.o" "$o/apps_ridgeline_tune_run_cpp.o")
 link() { # exe objects...
   local exe=$1 t0=$SECONDS
   shift
@@ -152,7 +153,9 @@ printf '#!/bin/sh\nLD_BIND_NOW=1 exec "%s" --library-path "%s" "%s" "$@"\n' "$lo
 chmod +x "$out/bin/ridgeline"
 tests=()
 for t in "${run_kernel_tests[@]}"; do
-  link "${t}_openmp" "$o/tests_${t}_cpp.o" "$o/tests_test_main_cpp.o"
+  extra=()
+  [[ $t == test_gemm ]] && extra=("$o/tests_test_tune_cpp.o")  # test_gemm's tune cases (tests/CMakeLists.txt)
+  link "${t}_openmp" "$o/tests_${t}_cpp.o" "$o/tests_test_main_cpp.o" "${extra[@]}"
   tests+=("${t}_openmp")
 done
 for t in "${run_host_tests[@]}"; do

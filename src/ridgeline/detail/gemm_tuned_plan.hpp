@@ -6,11 +6,13 @@
 // A choice whose entry cannot run the call's operands (packets it cannot stage, columns past a
 // multi-vector entry's) or that this build lacks is ignored. Pure apart from reading the cache file once.
 //
-// Included by dispatch.hpp after the plan functions (gemm_plan, finish_plan) and before gemm_dispatch,
-// which executes what gemm_call_plan returns.
+// dispatch.hpp includes this after the plan functions (gemm_plan, finish_plan) and before gemm_dispatch,
+// which executes what gemm_call_plan returns (a dependent call, found when gemm_dispatch is instantiated).
+// Included first, this header includes dispatch.hpp, whose own include of it is then skipped.
 #include <string>
 #include <type_traits>
 
+#include "ridgeline/detail/dispatch.hpp"
 #include "ridgeline/half.hpp"
 #include "ridgeline/tune_cache.hpp"
 
