@@ -271,16 +271,15 @@ TuneOutcome tune_gemm(const ExecSpace& exec, const TuneRequest& rq) {
   std::vector<detail::GemmPlan> plans{table_plan};
   std::vector<std::string> keys;
   for (int i = 0; i < L::size; ++i) {
-    const std::string key = detail::gemm_entry_key<ExecSpace, T>(i);
+    const std::string& key = detail::gemm_entry_key<ExecSpace, T>(i);
     if (key.empty() || std::find(keys.begin(), keys.end(), key) != keys.end()) continue;
-    // The first entry of this key that runs the operands (the same tiles may stage packets or elements).
-    std::string why;
-    bool runs = false;
-    for (int j = i; j < L::size && !runs; ++j)
-      if (detail::gemm_entry_key<ExecSpace, T>(j) == key)
-        runs = detail::gemm_entry_runs<ExecSpace, T>(j, a, b, j == i ? &why : nullptr);
     keys.push_back(key);
-    if (!runs) {
+    // apply_tune_choice takes the first entry of the key that runs the operands (the same tiles may stage
+    // packets or elements); where none does, the reason is the first one's.
+    detail::GemmPlan probe = table_plan;
+    if (!detail::apply_tune_choice<ExecSpace, T>(probe, TuneChoice{key, 0}, a, b, cu)) {
+      std::string why;
+      detail::gemm_entry_runs<ExecSpace, T>(i, a, b, &why);
       pending.push_back({TuneChoice{key, 0}, key, why});
       continue;
     }
@@ -333,10 +332,10 @@ TuneOutcome tune_gemm(const ExecSpace& exec, const TuneRequest& rq) {
   const TuneCandidateResult& best = out.candidates[out.best];
   out.gain = base.median_ms / best.median_ms;
   out.choice = out.gain >= rq.min_gain ? best.choice : TuneChoice{};
-  if (out.choice.entry == "builtin") out.gain = 1.0;
+  if (out.choice.is_builtin()) out.gain = 1.0;
   out.choice.builtin = base.plan;
   out.choice.builtin_ms = base.median_ms;
-  out.choice.tuned_ms = out.choice.entry == "builtin" ? base.median_ms : best.median_ms;
+  out.choice.tuned_ms = out.choice.is_builtin() ? base.median_ms : best.median_ms;
   out.choice.shape = shape;
   return out;
 }

@@ -264,6 +264,21 @@ std::string fixed(double v, int digits) {
 }
 }  // namespace
 
+std::string describe(const TuneChoice& c) {
+  if (c.is_builtin()) return "the table's plan";
+  return c.entry + (c.slices > 0 ? ", " + std::to_string(c.slices) + " K slices" : std::string());
+}
+
+namespace {
+// The candidate of o that ran choice c and passed its check, or nullptr (the table's plan is candidates[0],
+// whose choice is the default, builtin, one).
+const TuneCandidateResult* accepted_run(const TuneOutcome& o, const TuneChoice& c) {
+  for (const TuneCandidateResult& x : o.candidates)
+    if (x.accepted && x.choice.entry == c.entry && x.choice.slices == c.slices) return &x;
+  return nullptr;
+}
+}  // namespace
+
 std::vector<std::string> merge_tune_classes(std::vector<TuneOutcome>& outcomes, double min_gain) {
   std::vector<std::string> notes;
   std::vector<bool> done(outcomes.size(), false);
@@ -274,9 +289,6 @@ std::vector<std::string> merge_tune_classes(std::vector<TuneOutcome>& outcomes, 
       if (!done[j] && outcomes[j].key == outcomes[i].key) group.push_back(j), done[j] = true;
     if (group.size() < 2) continue;
     // Each choice that every shape of the class ran: the sum of the logs of its gains.
-    const auto same = [](const TuneChoice& x, const TuneChoice& y) {
-      return x.entry == y.entry && x.slices == y.slices;
-    };
     TuneChoice best;  // builtin: gain 1 on every shape
     double best_log = 0.0;
     for (const TuneCandidateResult& c : outcomes[group[0]].candidates) {
@@ -284,15 +296,12 @@ std::vector<std::string> merge_tune_classes(std::vector<TuneOutcome>& outcomes, 
       double sum = 0.0;
       bool everywhere = true;
       for (std::size_t g : group) {
-        const TuneOutcome& o = outcomes[g];
-        const auto it = std::find_if(
-            o.candidates.begin(), o.candidates.end(),
-            [&](const TuneCandidateResult& x) { return x.accepted && same(x.choice, c.choice); });
-        if (it == o.candidates.end()) {
+        const TuneCandidateResult* x = accepted_run(outcomes[g], c.choice);
+        if (!x) {
           everywhere = false;
           break;
         }
-        sum += std::log(o.candidates[0].median_ms / it->median_ms);
+        sum += std::log(outcomes[g].candidates[0].median_ms / x->median_ms);
       }
       if (everywhere && sum > best_log) best = c.choice, best_log = sum;
     }
@@ -304,26 +313,18 @@ std::vector<std::string> merge_tune_classes(std::vector<TuneOutcome>& outcomes, 
       const TuneOutcome& o = outcomes[g];
       shapes += (shapes.empty() ? "" : " + ") + o.shape;
       builtin_ms += o.candidates[0].median_ms;
-      for (const TuneCandidateResult& x : o.candidates)
-        if (x.accepted && (same(x.choice, best) || (best.entry == "builtin" && &x == &o.candidates[0]))) {
-          tuned_ms += x.median_ms;
-          break;
-        }
+      tuned_ms += accepted_run(o, best)->median_ms;  // best ran on every shape (builtin: candidates[0])
     }
     for (std::size_t g : group) {
       TuneOutcome& o = outcomes[g];
       o.choice.entry = best.entry, o.choice.slices = best.slices;
       o.choice.shape = shapes, o.choice.builtin_ms = builtin_ms, o.choice.tuned_ms = tuned_ms;
-      o.gain = best.entry == "builtin" ? 1.0 : gain;
+      o.gain = best.is_builtin() ? 1.0 : gain;
     }
     notes.push_back("class " + outcomes[group[0]].key.shape_class + " (" + outcomes[group[0]].key.dtype +
                     "): " + std::to_string(group.size()) + " shapes (" + shapes +
-                    "); one choice for all of them: " +
-                    (best.entry == "builtin"
-                         ? std::string("the table's plan")
-                         : best.entry + (best.slices > 0 ? ", " + std::to_string(best.slices) + " K slices"
-                                                         : std::string())) +
-                    ", geometric mean " + fixed(gain, 3) + "x");
+                    "); one choice for all of them: " + describe(best) + ", geometric mean " +
+                    fixed(gain, 3) + "x");
   }
   return notes;
 }
@@ -344,16 +345,14 @@ std::string format_tune_outcome(const TuneOutcome& o) {
     }
     os << line;
   }
-  if (o.choice.entry == "builtin") {
+  if (o.choice.is_builtin()) {
     os << "  choice: the table's plan";
     if (o.best > 0)
       os << " (the fastest other ran x" << fixed(base / o.candidates[o.best].median_ms, 3)
          << ", under the gain a choice needs)";
     os << "\n";
   } else {
-    os << "  choice: " << o.choice.entry
-       << (o.choice.slices > 0 ? ", " + std::to_string(o.choice.slices) + " K slices" : std::string()) << ", "
-       << fixed(o.gain, 3) << "x the table's plan\n";
+    os << "  choice: " << describe(o.choice) << ", " << fixed(o.gain, 3) << "x the table's plan\n";
   }
   return os.str();
 }
@@ -372,11 +371,10 @@ std::string format_tune_report(const TuneCache& cache, const std::string& path) 
        << "\n  tuned on " << (c.shape.empty() ? "?" : c.shape) << (c.date.empty() ? "" : " at " + c.date)
        << (c.git_sha.empty() ? "" : ", git " + c.git_sha) << "\n  built-in: " << c.builtin << "  "
        << fixed(c.builtin_ms, 4) << " ms\n";
-    if (c.entry == "builtin") {
+    if (c.is_builtin()) {
       os << "  kept: no candidate beat it by the threshold\n";
     } else {
-      os << "  tuned:    " << c.entry << (c.slices > 0 ? ", " + std::to_string(c.slices) + " K slices" : "")
-         << "  " << fixed(c.tuned_ms, 4) << " ms  ("
+      os << "  tuned:    " << describe(c) << "  " << fixed(c.tuned_ms, 4) << " ms  ("
          << (c.tuned_ms > 0 ? fixed(c.builtin_ms / c.tuned_ms, 3) : "?") << "x)\n";
     }
   }

@@ -28,6 +28,7 @@ namespace ridgeline {
 struct TuneChoice {
   std::string entry = "builtin";
   int slices = 0;
+  bool is_builtin() const { return entry == "builtin"; }
   // What the choice was measured against, for reports: the built-in plan's description and both
   // medians, on the shape that was tuned.
   std::string builtin;
@@ -35,6 +36,9 @@ struct TuneChoice {
   std::string shape;  // "3000x3000x300"
   std::string date, git_sha;
 };
+
+// "the table's plan", or the entry and its K slices: "narrow 64x128x16/8x8 simt-lds128, 4 K slices".
+std::string describe(const TuneChoice&);
 
 struct TuneKey {
   std::string device;   // "NVIDIA H200", "OpenMP x2"

@@ -322,6 +322,20 @@ inline KSplit split_k(std::int64_t k, int bk, int slices) {
   return {static_cast<int>((k + chunk - 1) / chunk), chunk};
 }
 
+// split where its partials (split.slices M x N blocks of acc_bytes accumulators) fit under the workspace
+// limit, else one slice of all of K.
+inline KSplit within_workspace(KSplit split, std::int64_t m, std::int64_t n, std::int64_t k,
+                               std::size_t acc_bytes) {
+  const double bytes = double(split.slices) * double(m) * double(n) * double(acc_bytes);
+  return bytes <= double(workspace_registry().limit.load()) ? split : KSplit{1, k};
+}
+
+// Whether role r is a multi-vector entry's (either form): not a tile kernel; its split is
+// multi_vector_split's, in whole passes, and it is never peeled.
+inline bool multi_vector_role(GemmRole r) {
+  return r == GemmRole::multi_vector || r == GemmRole::multi_vector_dot;
+}
+
 // The K split of an M x N x K product on entry p: one slice for single-stage (host) entries, where a
 // core per tile is plenty and staging is K-global, and where the partials (acc_bytes each) would pass
 // the workspace limit.
@@ -337,9 +351,7 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
     if (deep > slices) slices = deep;
   }
   if (slices == 1) return {1, k};
-  const KSplit s = split_k(k, p.bk, slices);
-  const double bytes = double(s.slices) * double(m) * double(n) * double(acc_bytes);
-  return bytes <= double(workspace_registry().limit.load()) ? s : KSplit{1, k};
+  return within_workspace(split_k(k, p.bk, slices), m, n, k, acc_bytes);
 }
 
 // The K slices of a multi-vector product (role multi_vector): its row blocks of rows_per_team rows
@@ -357,9 +369,7 @@ inline KSplit plan_multi_vector_split(std::int64_t m, std::int64_t n, std::int64
   if (s > k / min_depth) s = k / min_depth;
   if (s > max_slices) s = max_slices;
   if (s <= 1) return {1, k};
-  const KSplit split = split_k(k, unroll, static_cast<int>(s));  // whole unroll steps per slice
-  const double bytes = double(split.slices) * double(m) * double(n) * double(acc_bytes);
-  return bytes <= double(workspace_registry().limit.load()) ? split : KSplit{1, k};
+  return within_workspace(split_k(k, unroll, static_cast<int>(s)), m, n, k, acc_bytes);  // whole unroll steps
 }
 
 // plan_multi_vector_split for a multi-vector entry's numbers (either form), as its table gives them: bm
@@ -444,7 +454,7 @@ struct GemmPlan {
 inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::int64_t m, std::int64_t n,
                                 std::int64_t k, std::int64_t compute_units, std::size_t acc_bytes) {
   plan.peel = {};
-  if (p.role == GemmRole::multi_vector || p.role == GemmRole::multi_vector_dot) {
+  if (multi_vector_role(p.role)) {
     plan.split = multi_vector_split(p, m, n, k, compute_units, acc_bytes);
     return;
   }

@@ -11,6 +11,7 @@
 // Included first, this header includes dispatch.hpp, whose own include of it is then skipped.
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "ridgeline/detail/dispatch.hpp"
 #include "ridgeline/half.hpp"
@@ -53,13 +54,19 @@ std::string gemm_entry_key_of() {
                   "x" + std::to_string(Cfg::tn) + " ";
   return s + EntryMicroKernelName<Cfg>::get(Backend<ExecSpace, T>::micro_kernel_name);
 }
-// Entry `index` of ExecSpace's table for T; "" for an entry this build lacks.
+// Entry `index` of ExecSpace's table for T; "" for an entry this build lacks. The keys are built once per
+// table: a call whose class has a cached choice looks its entry up by key.
 template <class ExecSpace, class T>
-std::string gemm_entry_key(int index) {
-  std::string key;
-  GemmEntriesOf<ExecSpace, T>::visit(index,
-                                     [&](auto e) { key = gemm_entry_key_of<ExecSpace, T, decltype(e)>(); });
-  return key;
+const std::string& gemm_entry_key(int index) {
+  using L = GemmEntriesOf<ExecSpace, T>;
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k(L::size);
+    for (int i = 0; i < L::size; ++i)
+      L::visit(i, [&](auto e) { k[i] = gemm_entry_key_of<ExecSpace, T, decltype(e)>(); });
+    return k;
+  }();
+  static const std::string none;
+  return index >= 0 && index < L::size ? keys[index] : none;
 }
 
 // Whether entry `index` can run op(A) * op(B) as the operands are; where not, why (for the tuner's report).
@@ -77,7 +84,7 @@ bool gemm_entry_runs(int index, const Strided2D<const T>& a, const Strided2D<con
   const std::int64_t n = b.cols;
   constexpr bool kReal = std::is_same_v<T, float> || std::is_same_v<T, double>;
   if (p.role == GemmRole::tf32) return no("TF32 is the caller's permission (Math::allow_tf32), not a choice");
-  if (p.role == GemmRole::multi_vector || p.role == GemmRole::multi_vector_dot) {
+  if (multi_vector_role(p.role)) {
     if (!kReal) return no("multi-vector entries take float and double");
     if (n < 2 || n > p.bn) return no("takes 2 to " + std::to_string(p.bn) + " columns");
     if ((p.role == GemmRole::multi_vector) != a_m)
@@ -104,7 +111,7 @@ bool gemm_entry_runs(int index, const Strided2D<const T>& a, const Strided2D<con
 template <class ExecSpace, class T>
 bool apply_tune_choice(GemmPlan& plan, const TuneChoice& c, const Strided2D<const T>& a,
                        const Strided2D<const T>& b, std::int64_t compute_units) {
-  if (c.entry == "builtin") return true;
+  if (c.is_builtin()) return true;
   using L = GemmEntriesOf<ExecSpace, T>;
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   for (int i = 0; i < L::size; ++i) {
@@ -113,18 +120,24 @@ bool apply_tune_choice(GemmPlan& plan, const TuneChoice& c, const Strided2D<cons
     finish_plan<ExecSpace, T>(q, i, m, n, k, compute_units);
     if (c.slices > 0) {
       const GemmEntryParams p = L::params(i);
-      const bool mv = p.role == GemmRole::multi_vector || p.role == GemmRole::multi_vector_dot;
+      const bool mv = multi_vector_role(p.role);
       q.peel = {};
-      KSplit s = split_k(k, mv ? p.stages : p.bk, c.slices);
-      const double bytes = double(s.slices) * double(m) * double(n) * double(sizeof(AccumulatorType<T>));
-      if (s.slices <= 1 || (!mv && p.stages == 1) || bytes > double(workspace_registry().limit.load()))
-        s = KSplit{1, k};
-      q.split = s;
+      q.split = !mv && p.stages == 1 ? KSplit{1, k}
+                                     : within_workspace(split_k(k, mv ? p.stages : p.bk, c.slices), m, n, k,
+                                                        sizeof(AccumulatorType<T>));
+      if (q.split.slices <= 1) q.split = KSplit{1, k};
     }
     plan = q;
     return true;
   }
   return false;
+}
+
+// The shape class of op(A) * op(B) with a beta that is zero or not.
+template <class T>
+ShapeClass call_shape_class(const Strided2D<const T>& a, const Strided2D<const T>& b, bool beta_zero) {
+  return shape_class_of(a.rows, b.cols, a.cols, rows_contiguous(a), !rows_contiguous(b),
+                        operands_stage_in_packets(a, b), beta_zero);
 }
 
 // The tune key of a call; beta_zero: its beta is zero.
@@ -133,8 +146,7 @@ TuneKey gemm_tune_key(const ExecSpace& exec, const Strided2D<const T>& a, const 
                       bool beta_zero) {
   using Be = Backend<ExecSpace, T>;
   return TuneKey{TuneDeviceName<Be, ExecSpace>::of(exec), Be::name, tune_dtype_name<T>(),
-                 gemm_shape_class(a.rows, b.cols, a.cols, rows_contiguous(a), !rows_contiguous(b),
-                                  operands_stage_in_packets(a, b), beta_zero)};
+                 to_string(call_shape_class(a, b, beta_zero))};
 }
 
 // The plan gemm runs for a call (allow_copies: a whole call, not a part or a copy of one; beta_zero: its beta
@@ -155,15 +167,13 @@ GemmPlan gemm_call_plan(const ExecSpace& exec, const Strided2D<const T>& a, cons
       if (!cache) return plan;
       using Be = Backend<ExecSpace, T>;
       c = cache->find(TuneDeviceName<Be, ExecSpace>::of(exec), Be::name, tune_dtype_name<T>(),
-                      shape_class_of(a.rows, b.cols, a.cols, rows_contiguous(a), !rows_contiguous(b),
-                                     operands_stage_in_packets(a, b), beta_zero));
+                      call_shape_class(a, b, beta_zero));
     }
-    if (c && c->entry != "builtin" &&
+    if (c && !c->is_builtin() &&
         apply_tune_choice<ExecSpace, T>(plan, *c, a, b,
                                         ComputeUnits<Backend<ExecSpace, T>, ExecSpace>::of(exec)) &&
         tuned) {
-      *tuned = (forced ? std::string("forced") : "tune cache " + tune_cache_path()) + ": " + c->entry +
-               (c->slices > 0 ? ", " + std::to_string(c->slices) + " slices" : "");
+      *tuned = (forced ? std::string("forced") : "tune cache " + tune_cache_path()) + ": " + describe(*c);
     }
   }
   return plan;
