@@ -82,8 +82,8 @@ const double kScalars[] = {0.0, 1.0, -1.5, 0.3};
 
 std::vector<GemvCase> shape_cases() {
   const std::vector<std::array<std::int64_t, 2>> shapes = {
-      {0, 7},   {7, 0},     {0, 0},      {1, 1},     {7, 7},       {1, 7},      {7, 1},
-      {13, 15}, {179, 211}, {3071, 517}, {12, 3071}, {1000, 1000}, {513, 1025}, {4096, 33}};
+      {0, 7},     {7, 0},      {0, 0},     {1, 1},       {7, 7},      {1, 7},     {7, 1},    {13, 15},
+      {179, 211}, {3071, 517}, {12, 3071}, {1000, 1000}, {513, 1025}, {4096, 33}, {5003, 37}};
   std::vector<GemvCase> cases;
   std::uint64_t seed = 500;
   for (const auto& s : shapes)
@@ -265,6 +265,79 @@ TEST(GemvKernels, TableEntries) {
   run_table_entries<Be, typename detail::RowsTallCfgOf<Be, double>::type>();
 }
 
+// ---- a table's own kernels for unit-stride operands (GemvUnitKernelOf; the host's vector kernels) ----
+// Launched directly, so that every block size the rows kernel can plan runs here whatever the thread
+// count: rows kernel with blocks for 1, 2, 3 and 64 threads (5003 rows: blocks capped at the table's
+// most, a partial last block, rows past the last whole vector), 517 columns (a tail after whole passes);
+// dot kernel on 297 rows (a partial row block) of 203 and 4099 columns (tails after whole steps). Each
+// launch twice: bit-identical.
+template <bool kRows>
+void run_unit_kernel(std::int64_t rows, std::int64_t cols, int threads) {
+  using Be = detail::Backend<Exec, double>;
+  using Cfg = std::conditional_t<kRows, typename Be::template gemv_rows<double>,
+                                 typename Be::template gemv_dot<double>>;
+  using K = typename detail::GemvUnitKernelOf<Cfg, Exec, double, double>::type;
+  if constexpr (std::is_void_v<K>) {
+    GTEST_SKIP() << "no unit-stride kernel in this table";
+  } else {
+    // op(A) is rows x cols: A itself for the rows kernel (LayoutLeft), A^T for the dot kernel.
+    const bool t = !kRows;
+    Kokkos::View<double**, Kokkos::LayoutLeft, Mem> A("A", t ? cols : rows, t ? rows : cols);
+    Kokkos::View<double*, Mem> x("x", cols), y("y", rows), y2("y2", rows);
+    fill_random(A, 71 + rows), fill_random(x, 72 + cols), fill_random(y, 73);
+    Kokkos::deep_copy(y2, y);
+    const HostMatrix hA = to_host(A), hx = to_host(x), hy0 = to_host(y);
+    const auto a = detail::strided_op(A, t ? detail::Trans::T : detail::Trans::N);
+    const detail::Strided2D<const double> ac{a.data, a.rows, a.cols, a.rs, a.cs};
+    const detail::Strided1D<const double> xc{x.data(), cols, 1};
+    for (auto* out : {&y, &y2}) {
+      const auto yv = detail::strided_vec(*out);
+      if constexpr (kRows) {
+        detail::launch_gemv_unit(Exec(), K{ac, xc, yv, 0.5, 0.25, K::plan_block_rows(rows, threads)});
+      } else {
+        detail::launch_gemv_unit(Exec(), K{ac, xc, yv, 0.5, 0.25});
+      }
+    }
+    Kokkos::fence();
+    const auto want =
+        reference_gemm(transpose_if(hA, t), hx, hy0, 0.5, 0.25, std::numeric_limits<double>::epsilon());
+    const auto h1 = to_host(y), h2 = to_host(y2);
+    EXPECT_TRUE(matches(h1, want)) << (kRows ? "rows" : "dot") << " " << rows << "x" << cols << ", "
+                                   << threads << " threads";
+    EXPECT_EQ(std::memcmp(h1.v.data(), h2.v.data(), h1.v.size() * sizeof(double)), 0);
+  }
+}
+TEST(GemvKernels, UnitStrideRowsKernelEveryBlockPlan) {
+  for (int threads : {1, 2, 3, 64}) run_unit_kernel<true>(5003, 517, threads);
+  run_unit_kernel<true>(7, 3, 2);  // fewer rows than a vector, fewer columns than a pass
+}
+TEST(GemvKernels, UnitStrideDotKernel) {
+  run_unit_kernel<false>(297, 203, 1);
+  run_unit_kernel<false>(297, 4099, 1);
+  run_unit_kernel<false>(5, 7, 1);  // fewer rows than a row block, fewer columns than a step
+}
+// The rows kernel's blocks (pure): the rows spread over the threads in whole vectors, capped.
+TEST(GemvDispatch, UnitStrideRowsBlocks) {
+  using Be = detail::Backend<Exec, float>;
+  using K =
+      typename detail::GemvUnitKernelOf<typename Be::template gemv_rows<float>, Exec, float, float>::type;
+  if constexpr (std::is_void_v<K>) {
+    GTEST_SKIP() << "no unit-stride kernel in this table";
+  } else {
+    EXPECT_EQ(K::plan_block_rows(4096, 2), std::min<std::int64_t>(2048, K::kMaxRows));
+    EXPECT_EQ(K::plan_block_rows(3071, 2),
+              std::min<std::int64_t>((1536 + K::W - 1) / K::W * K::W, K::kMaxRows));
+    EXPECT_EQ(K::plan_block_rows(1 << 20, 2), K::kMaxRows);
+    EXPECT_EQ(K::plan_block_rows(5, 8), K::W);
+    EXPECT_EQ(K::plan_block_rows(100, 0), std::min<std::int64_t>(112, K::kMaxRows)) << "no thread count: one";
+    const Exec exec;
+    EXPECT_EQ((gemv_config<Exec, float>(true, &exec, 4096, 4096).kernel),
+              "rows (vector registers, at unit stride)");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 4096, 4096).kernel),
+              "dot (vector registers, at unit stride)");
+  }
+}
+
 #if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 40000
 // Kokkos 3.4 gives every team kernel the largest shared carveout; the CUDA dot entry asks for L1
 // instead (backends/cuda/carveout.hpp) once it has run, and must still compute the same.
@@ -355,18 +428,29 @@ INSTANTIATE_TEST_SUITE_P(All, GemvWide, ::testing::ValuesIn(wide_cases()));
 
 // The short-row dot entry: rows of at most the table's bytes, just inside and just outside; never for
 // tables without one. gemv_config reports what runs.
+// The name gemv_config gives the regular entry of `kind` ("rows", "dot"): the table's unit-stride kernel's
+// where it has one.
+template <class Cfg>
+std::string regular_gemv_name(const std::string& kind) {
+  return std::is_void_v<typename detail::GemvUnitKernelOf<Cfg, Exec, float, float>::type>
+             ? kind
+             : kind + " (vector registers, at unit stride)";
+}
 template <class Short>
 void expect_short_dot() {
   const auto uses = [](std::int64_t cols) { return detail::gemv_uses_short_dot<Exec, float>(cols); };
   const Exec exec;
+  using Be = detail::Backend<Exec, float>;
   if constexpr (Short::max_bytes == 0) {
     EXPECT_FALSE(uses(1)) << "no short-row entry in this table";
-    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).kernel), "dot");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).kernel),
+              regular_gemv_name<typename Be::template gemv_dot<float>>("dot"));
   } else {
     EXPECT_TRUE(uses(Short::max_bytes / 4));
     EXPECT_FALSE(uses(Short::max_bytes / 4 + 1));
     EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).kernel), "dot (short rows)");
-    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 1000, 100000).kernel), "dot");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 1000, 100000).kernel),
+              regular_gemv_name<typename Be::template gemv_dot<float>>("dot"));
     EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).lanes), Short::type::lanes);
   }
 }
@@ -375,7 +459,8 @@ TEST(GemvDispatch, ShortRowDotOnlyUpToTheTableBytes) {
   const Exec exec;
   const bool split = detail::gemv_splits_columns<Exec, float, float>(exec, 1000);
   const GemvConfig wide = gemv_config<Exec, float>(true, &exec, 1000, 100000);
-  EXPECT_EQ(wide.kernel == "rows", !split) << wide.kernel;
+  using Rows = typename detail::Backend<Exec, float>::template gemv_rows<float>;
+  EXPECT_EQ(wide.kernel == regular_gemv_name<Rows>("rows"), !split) << wide.kernel;
   EXPECT_EQ(wide.k_slices > 1, split);
 }
 

@@ -6,6 +6,7 @@
 // The tiles exceed the 32 KB that Kokkos advertises as host level-0 scratch, so they live in level
 // 1, which on host backends is the same per-thread arena, only without that advisory cap.
 #include <cstddef>
+#include <ridgeline/backends/host/gemv_kernel.hpp>
 #include <ridgeline/backends/host/micro_kernel.hpp>
 #include <ridgeline/backends/host/multi_vector_kernel.hpp>
 #include <ridgeline/backends/host/tune_space.hpp>
@@ -81,16 +82,39 @@ template <class T>
 using MultiVectorEntryOf = void;
 #endif
 
-// GEMV: 512 rows per team keeps the row partial sums in L1; 16 elements of a dot product per pass
-// are one AVX-512 fp32 vector, and four rows share each x load. No packets (vec = 1): the compiler
-// vectorizes unit-stride loops.
+// GEMV. Unit-stride real operands run the vector-register kernels (gemv_kernel.hpp); the portable
+// kernels, with these team shapes, take strided, complex and 16-bit ones: 512 rows per team keeps the
+// row partial sums in L1; 16 elements of a dot product per pass are one AVX-512 fp32 vector, and four
+// rows share each x load. No packets (vec = 1).
+// The vector kernels' shapes come from a probe on this VM's two Zen 5 cores (4096^2 fp32, cold A, two
+// threads; perf/results/2026-12-05-host-*-gemv/): Rows with 2048-row blocks and 4 columns per pass
+// 39.6 GB/s against 34.8 with 512 rows and 8 columns; Dot with 8 rows at once 39.9 GB/s, 4 rows 37.9,
+// one row 28.4; two vectors of each row per step.
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+template <class ExecSpace, class T, class Cfg, template <class, class, class> class Kernel>
+using GemvUnitKernel = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>,
+                                          Kernel<ExecSpace, Cfg, T>, void>;
+#endif
 struct GemvRowsTiles {
   static constexpr int team_size = 1, vector_length = 1, rows = 512, unroll = 8, vec = 1, scratch_level = 0;
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+  static constexpr int simd_bytes = 64, max_block_rows = 2048, cols = 4;
+  template <class ExecSpace, class T>
+  using unit_kernel = GemvUnitKernel<ExecSpace, T, GemvRowsTiles, HostGemvRows>;
+#endif
 };
 struct GemvDotTiles {
   static constexpr int team_size = 1, vector_length = 1, lanes = 1, row_block = 4, rows = 64, unroll = 16,
                        vec = 1;
   static constexpr int scratch_level = 0;
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+  // The vector kernel's own shape: 8 rows at once, 2 vectors of each per step.
+  struct Unit {
+    static constexpr int simd_bytes = 64, rows = 64, row_block = 8, unroll = 2;
+  };
+  template <class ExecSpace, class T>
+  using unit_kernel = GemvUnitKernel<ExecSpace, T, Unit, HostGemvDot>;
+#endif
 };
 
 // Batched products of small matrices (gemm_batched, gemm_batched_small.hpp): a team is one thread,

@@ -113,7 +113,16 @@ GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = null
         return g;
       }
     }
-    fill(typename Be::template gemv_rows<Scalar>{}, "rows");
+    using Rows = typename Be::template gemv_rows<Scalar>;
+    fill(Rows{}, "rows");
+    using Unit = typename detail::GemvUnitKernelOf<Rows, ExecSpace, Scalar, Scalar>::type;
+    if constexpr (!std::is_void_v<Unit>) {
+      g.kernel = "rows (vector registers, at unit stride)";
+      g.rows_per_team =
+          static_cast<int>(exec ? Unit::plan_block_rows(rows, exec->concurrency()) : Unit::kMaxRows);
+      g.unroll = Unit::kCols;
+      g.vec = Unit::W;
+    }
   } else {
     const auto dot = [&](auto cfg, const char* kernel) {
       using Cfg = decltype(cfg);
@@ -128,7 +137,14 @@ GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = null
         return g;
       }
     }
-    dot(typename Be::template gemv_dot<Scalar>{}, "dot");
+    using Dot = typename Be::template gemv_dot<Scalar>;
+    dot(Dot{}, "dot");
+    using Unit = typename detail::GemvUnitKernelOf<Dot, ExecSpace, Scalar, Scalar>::type;
+    if constexpr (!std::is_void_v<Unit>) {
+      g.kernel = "dot (vector registers, at unit stride)";
+      g.rows_per_team = Unit::BR, g.row_block = Unit::kRows, g.unroll = Unit::kU, g.vec = Unit::W;
+      g.lanes = 1;
+    }
   }
   return g;
 }

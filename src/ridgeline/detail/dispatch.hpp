@@ -1292,6 +1292,29 @@ void launch_gemv(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
   after_launch<Kernel, Cfg>(exec);
 }
 
+// A GEMV entry may name a kernel of its backend's own for unit-stride operands of real type T
+// (`Cfg::unit_kernel<ExecSpace, T>`, void where it has none for T): the host's vector-register kernels
+// (backends/host/gemv_kernel.hpp). It takes the call's operands as the portable kernel does, says how
+// many teams it runs (teams()), and needs no scratch. y must have A's type.
+template <class Cfg, class ExecSpace, class T, class TY, class = void>
+struct GemvUnitKernelOf {
+  using type = void;
+};
+template <class Cfg, class ExecSpace, class T, class TY>
+struct GemvUnitKernelOf<Cfg, ExecSpace, T, TY,
+                        std::void_t<typename Cfg::template unit_kernel<ExecSpace, T>>> {
+  using type =
+      std::conditional_t<std::is_same_v<T, TY>, typename Cfg::template unit_kernel<ExecSpace, T>, void>;
+};
+
+template <class Kernel, class ExecSpace>
+void launch_gemv_unit(const ExecSpace& exec, const Kernel& f) {
+  static_assert(Kernel::scratch_bytes() == 0, "unit-stride GEMV kernels use no team scratch");
+  const std::int64_t teams = f.teams();
+  require_int_range(teams, "number of GEMV teams", "gemv");
+  Kokkos::parallel_for("ridgeline::gemv", typename Kernel::policy_type(exec, static_cast<int>(teams), 1), f);
+}
+
 // y = alpha * op(A) * x + beta * y with op(A) already applied as strides; rows, cols > 0.
 template <class ExecSpace, class T, class TY>
 void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Strided1D<const T>& x,
@@ -1303,6 +1326,12 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
     if (gemv_splits_columns<ExecSpace, T, TY>(exec, a.rows)) return gemv_split_columns(exec, a, x, y, al, be);
     const auto run = [&](auto cfg) {
       using Cfg = decltype(cfg);
+      using Unit = typename GemvUnitKernelOf<Cfg, ExecSpace, T, TY>::type;
+      if constexpr (!std::is_void_v<Unit>) {
+        if (a.rs == 1)
+          return launch_gemv_unit(exec,
+                                  Unit{a, x, y, al, be, Unit::plan_block_rows(a.rows, exec.concurrency())});
+      }
       // Packets run down a column: every column must start on a packet boundary.
       const bool vec = Cfg::vec > 1 && a.rs == 1 && a.cs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec);
       if (vec) {
@@ -1320,6 +1349,10 @@ void gemv_dispatch(const ExecSpace& exec, const Strided2D<const T>& a, const Str
     run(typename Be::template gemv_rows<T>{});
   } else {
     using Cfg = typename Be::template gemv_dot<T>;
+    using Unit = typename GemvUnitKernelOf<Cfg, ExecSpace, T, TY>::type;
+    if constexpr (!std::is_void_v<Unit>) {
+      if (a.cs == 1 && x.s == 1) return launch_gemv_unit(exec, Unit{a, x, y, al, be});
+    }
     // Packets run along a row and along x: both must start on packet boundaries.
     const bool vec = Cfg::vec > 1 && a.cs == 1 && a.rs % Cfg::vec == 0 && aligned_to(a.data, Cfg::vec) &&
                      x.s == 1 && aligned_to(x.data, Cfg::vec);
