@@ -20,6 +20,14 @@
 #if defined(__unix__)
 #include <unistd.h>
 #endif
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS) && defined(__linux__) && defined(_OPENMP)
+#include <dirent.h>
+#include <omp.h>
+#include <sched.h>
+#include <sys/syscall.h>
+
+#include <set>
+#endif
 
 #include <algorithm>
 #include <cctype>
@@ -67,6 +75,57 @@ constexpr const char* impl_team = "ridgeline-team_gemm";
 constexpr bool have_openblas = true;
 #else
 constexpr bool have_openblas = false;
+#endif
+
+#if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
+// With OMP_PROC_BIND set, libgomp pins the initial thread to the first place before main, and OpenBLAS's
+// worker threads (pthreads, not OpenMP) inherit that one-CPU mask: with two threads on two cores, both of
+// OpenBLAS's ran on core 0, and its GEMV read 15-26 GB/s in ridgeline-perf against 35-45 GB/s in a
+// program of its own (perf/results/2026-12-05-host-*-gemv/). Every thread of the process that is not
+// one of the OpenMP team's gets the place of OpenMP thread 1, 2, ... in turn, so that OpenBLAS runs on
+// the cores Ridgeline runs on, one thread each, as Kokkos's threads do. Returns how many were placed;
+// 0 where threads are not bound (no places), which leaves them as the system scheduled them.
+int place_openblas_threads() {
+#if defined(__linux__) && defined(_OPENMP)
+  const int places = omp_get_num_places();
+  if (places <= 1) return 0;
+  std::set<long> team;  // the OpenMP threads' ids
+  std::vector<int> place_of(std::size_t(omp_get_max_threads()), -1);
+#pragma omp parallel
+  {
+    const long tid = long(syscall(SYS_gettid));
+#pragma omp critical
+    {
+      team.insert(tid);
+      place_of[std::size_t(omp_get_thread_num())] = omp_get_place_num();
+    }
+  }
+  std::vector<long> others;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d)) {
+      const long tid = std::strtol(e->d_name, nullptr, 10);
+      if (tid > 0 && team.count(tid) == 0) others.push_back(tid);
+    }
+    closedir(d);
+  }
+  std::sort(others.begin(), others.end());
+  int placed = 0;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    const int place = place_of[(i + 1) % place_of.size()];
+    if (place < 0) continue;
+    std::vector<int> ids(std::size_t(std::max(0, omp_get_place_num_procs(place))));
+    omp_get_place_proc_ids(place, ids.data());
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int id : ids)
+      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &set);
+    if (CPU_COUNT(&set) > 0 && sched_setaffinity(pid_t(others[i]), sizeof set, &set) == 0) ++placed;
+  }
+  return placed;
+#else
+  return 0;
+#endif
+}
 #endif
 
 struct Options {
@@ -950,8 +1009,9 @@ int run(int argc, char** argv) {
     }
   }
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
-  // Same thread count as Kokkos so the comparison is core-for-core.
+  // Same thread count as Kokkos so the comparison is core-for-core, on the same cores.
   openblas_set_num_threads(ExecSpace().concurrency());
+  const int openblas_placed = place_openblas_threads();
 #endif
 
   RunInfo info;
@@ -992,6 +1052,9 @@ int run(int argc, char** argv) {
 #if defined(RIDGELINE_PERF_HAVE_OPENBLAS)
   std::cout << "openblas: core " << openblas_get_corename() << ", " << openblas_get_num_threads()
             << " threads";
+  if (openblas_placed > 0)
+    std::cout << " (" << openblas_placed << " worker thread" << (openblas_placed > 1 ? "s" : "")
+              << " moved off the first place to the OpenMP team's others)";
   if (const char* picked = std::getenv("RIDGELINE_PERF_OPENBLAS_PICKED"))
     std::cout << " (OPENBLAS_CORETYPE set by ridgeline-perf: the library picked " << picked
               << " for this CPU)";
