@@ -81,7 +81,7 @@ constexpr bool have_openblas = false;
 // With OMP_PROC_BIND set, libgomp pins the initial thread to the first place before main, and OpenBLAS's
 // worker threads (pthreads, not OpenMP) inherit that one-CPU mask: with two threads on two cores, both of
 // OpenBLAS's ran on core 0, and its GEMV read 15-26 GB/s in ridgeline-perf against 35-45 GB/s in a
-// program of its own (perf/results/2026-12-05-host-*-gemv/). Every thread of the process that is not
+// program of its own (perf/results/2026-12-04-host-8468301/). Every thread of the process that is not
 // one of the OpenMP team's gets the place of OpenMP thread 1, 2, ... in turn, so that OpenBLAS runs on
 // the cores Ridgeline runs on, one thread each, as Kokkos's threads do. Returns how many were placed;
 // 0 where threads are not bound (no places), which leaves them as the system scheduled them.

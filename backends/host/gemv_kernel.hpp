@@ -3,7 +3,7 @@
 // thread. The portable kernels (detail/gemv_team.hpp) are shaped for a GPU; on a CPU core the
 // auto-vectorizer turned GemvDot's 4 x 16 scalar partial sums into permutes and stack spills, and both
 // ran 4096^2 fp32 at 12-16 GB/s where a loop over vector registers reads 40-64 GB/s on the same two
-// cores (perf/results/2026-12-05-host-*-gemv/). Here the accumulators are GCC/Clang vector types:
+// cores (perf/results/2026-12-04-host-8468301/). Here the accumulators are GCC/Clang vector types:
 //
 //   HostGemvRows (op(A) rows contiguous, "N" on LayoutLeft): a team owns a block of rows, its sums in
 //     a (block_rows) array in L1; per pass of kCols columns, each vector of the block loads its sums

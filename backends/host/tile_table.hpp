@@ -87,7 +87,7 @@ using MultiVectorEntryOf = void;
 // row partial sums in L1; 16 elements of a dot product per pass are one AVX-512 fp32 vector, and four
 // rows share each x load. No packets (vec = 1).
 // The vector kernels' shapes come from a probe on this VM's two Zen 5 cores (4096^2 fp32, cold A, two
-// threads; perf/results/2026-12-05-host-*-gemv/): Rows with 2048-row blocks and 4 columns per pass
+// threads; perf/results/2026-12-04-host-8468301/): Rows with 2048-row blocks and 4 columns per pass
 // 39.6 GB/s against 34.8 with 512 rows and 8 columns; Dot with 8 rows at once 39.9 GB/s, 4 rows 37.9,
 // one row 28.4; two vectors of each row per step.
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)

@@ -33,7 +33,14 @@
 //   MK::owner_of_tile(ty, tx)        the owner of micro-tile (ty, tx) of the tile grid;
 //   MK::load(acc, Cs, o), MK::store(acc, Cs, o)
 //                                    copy to and from a BM x BN scratch accumulator Cs (row-major,
-//                                    leading dimension BN).
+//                                    leading dimension BN);
+//   MK::mac_upto(acc, As, Bs, o, kk) mac over k < kk only (0 < kk <= BK): a K step past the end of K,
+//                                    whose zeros mac would multiply too (optional: mac runs without it);
+//   MK::kTransposeBlock, MK::copy_transposed<kF, kS, kDs>(d, s, ls)
+//                                    (optional) the staging copy that transposes, for one thread: kS
+//                                    lines of kF contiguous elements, line l at s + l * ls, element f of
+//                                    line l to d + f * kDs + l; used where kTransposeBlock (> 0) divides
+//                                    kF and kS.
 // and, for main loops whose staging cannot transpose (asynchronous copies keep each operand's
 // contiguous index contiguous in scratch, gemm_team_async.hpp),
 //   MK::mac_in<SA, SB>(acc, As, Bs, o)
@@ -244,6 +251,14 @@ struct PortableMicroKernel {
   KOKKOS_FORCEINLINE_FUNCTION static void mac(Accumulator& acc, const T* As, const T* Bs, const Owner& o) {
     RIDGELINE_UNROLL_DEVICE
     for (int k = 0; k < BK; ++k) {
+      Fragment f;
+      load_fragment(f, As, Bs, k, o);
+      mac_fragment(acc, f);
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void mac_upto(Accumulator& acc, const T* As, const T* Bs, const Owner& o,
+                                                   int kk) {
+    for (int k = 0; k < kk; ++k) {
       Fragment f;
       load_fragment(f, As, Bs, k, o);
       mac_fragment(acc, f);
