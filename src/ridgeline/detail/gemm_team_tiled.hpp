@@ -133,19 +133,7 @@ struct GemmTeamTiled
       if (fs == 1 && !cj && dst(1) == dst(0) + 1)
         return MK::template copy_transposed<kF, kS, kDs>(dst(0), src(0), src(1) - src(0));
     }
-    constexpr int kBlock = kDs == 1 ? kF : (kF < 16 ? kF : 16);
-    for (int f0 = 0; f0 < kF; f0 += kBlock) {
-      const int f1 = f0 + kBlock < kF ? f0 + kBlock : kF;
-      for (int sl = t; sl < kS; sl += kThreads) {
-        const T* s = src(sl);
-        T* d = dst(sl);
-        if (fs == 1) {
-          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f], cj));
-        } else {
-          for (int f = f0; f < f1; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f * fs], cj));
-        }
-      }
-    }
+    copy_part<kDs>(t, fs, cj, std::integral_constant<int, kF>{}, std::integral_constant<int, kS>{}, src, dst);
   }
 
   // The K tail of copy_lines, for a tile inside M and N whose step has kk < BK values of K left: a line
@@ -179,10 +167,11 @@ struct GemmTeamTiled
     }
   }
 
-  // The first nf elements of the first ns lines, as copy_lines copies whole ones (blocks of 16 fast
-  // elements where the copy transposes).
-  template <int kDs, class Src, class Dst>
-  KOKKOS_FORCEINLINE_FUNCTION void copy_part(int t, std::int64_t fs, bool cj, int nf, int ns, Src&& src,
+  // The first nf elements of the first ns lines (copy_lines: all of them, as compile-time constants):
+  // line sl from src(sl) with stride fs, to dst(sl) with stride kDs, in blocks of 16 fast elements where
+  // the copy transposes.
+  template <int kDs, class NF, class NS, class Src, class Dst>
+  KOKKOS_FORCEINLINE_FUNCTION void copy_part(int t, std::int64_t fs, bool cj, NF nf, NS ns, Src&& src,
                                              Dst&& dst) const {
     constexpr int kBlock = kDs == 1 ? (1 << 30) : 16;
     for (int f0 = 0; f0 < nf; f0 += kBlock) {
