@@ -90,8 +90,9 @@ struct VectorMicroKernel {
   // at s + l * ls, to scratch element (f, l) at d + f * kDs + l, W x W blocks at a time transposed in
   // registers (log2 W stages of two-source shuffles). Element by element, the copy of op(B) in NN cost
   // a load and a scalar store per element, a fifth to a third of the FMA time of the K step it feeds.
-  // fp32 only: GCC 12 turns the fp64 shuffles partly into scalar moves, and a probe of the 256 x 96 copy
-  // ran 0.80 ns an element transposed against 0.28 element by element (fp32: 0.16 against 0.54).
+  // fp32 only, for now. Probes of the copy (perf/results/2026-12-05-host-ad34574/): fp32 at its tile's
+  // 512-byte scratch rows, 0.08-0.16 ns an element transposed against 0.30-0.54 element by element; fp64 at
+  // its tile's 512-byte rows, 0.24 against 0.30, a gain not yet measured in a GEMM.
   static constexpr int kTransposeBlock = sizeof(Acc) == 4 ? W : 0;
   template <int kF, int kS, int kDs>
   static void copy_transposed(T* d, const T* s, std::ptrdiff_t ls) {
