@@ -53,7 +53,6 @@ struct TransposeBlockOf<MK, std::void_t<decltype(MK::kTransposeBlock)>>
     : std::integral_constant<int, MK::kTransposeBlock> {};
 
 // T: the element type of A and B; TC: that of C (T, or float for 16-bit inputs); Acc: the accumulator.
-
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN,
           bool kVec = false, class TC = T>
 struct GemmTeamTiled
@@ -140,9 +139,8 @@ struct GemmTeamTiled
   // along K (kFastIsK) is copied for its first kk elements, a line across K only when it is one of the
   // first kk, and the rest of the step is zero, as the element-wise path would leave it. Those zeros are
   // written row by row of scratch: along a transposed line they were a store per cache line, 71% of the
-  // host's 2048^2 x 16 GEMM (perf annotate). A micro-kernel that reads only the first kk values of the
-  // step (kReadsKTailOnly: mac_upto) needs no zeros.
-  static constexpr bool kReadsKTailOnly = HasMacUpto<MK>::value && !kRegisterAcc;
+  // host's 2048^2 x 16 GEMM (perf annotate). Micro-kernels that read only the first kk values of the
+  // step need no zeros, and stage() copies their K tails with copy_part.
   template <int kF, int kS, int kDs, bool kFastIsK, class Src, class Dst>
   KOKKOS_FORCEINLINE_FUNCTION void copy_lines_k_tail(int t, std::int64_t fs, bool cj, int kk, Src&& src,
                                                      Dst&& dst) const {
@@ -157,10 +155,10 @@ struct GemmTeamTiled
           for (int f = 0; f < f_end; ++f) MK::store_scratch(d + f * kDs, conj_if(s[f * fs], cj));
         }
       }
-      if constexpr (!kFastIsK && !kReadsKTailOnly)  // a whole line of scratch, contiguous (kDs == 1)
+      if constexpr (!kFastIsK)  // a whole line of scratch, contiguous (kDs == 1)
         for (int f = f_end; f < kF; ++f) MK::store_scratch(d + f * kDs, T(0));
     }
-    if constexpr (kFastIsK && !kReadsKTailOnly) {
+    if constexpr (kFastIsK) {
       // Scratch rows kk .. kF - 1 (K past its end), each across the lines.
       for (int f = kk; f < kF; ++f)
         for (int sl = t; sl < kS; sl += kThreads) MK::store_scratch(dst(sl) + f * kDs, T(0));
@@ -191,24 +189,23 @@ struct GemmTeamTiled
   // stages == 1: copy one K step straight into scratch. An interior tile is copied as whole lines
   // of the fast index with no bounds tests, unit-stride where memory allows, so the compiler turns
   // the copy into vector moves: per element, staging must cost far less than the BN (or BM) FMAs
-  // that use it. A tile inside M and N whose step is the K tail copies the K left the same way and
-  // zero-fills the rest (every tile's last step where BK does not divide K: 2047^3 on the host's
-  // 96x128x256 tiles). Only tiles that overhang M or N (narrower than a tile: tile_inside_origin moves
-  // the others inside) take the element-wise path, which zero-fills.
+  // that use it.
+  // Where the micro-kernel reads only up to K (kReadsKTailOnly: the host's scratch-accumulator teams,
+  // mac_upto), every other step copies only the part inside the product, line by line: a K tail, and a
+  // tile that overhangs M or N (the product is narrower than a tile there). The rest of scratch keeps
+  // what it held: rows of As past M and columns of Bs past N reach only accumulators outside C, which
+  // the epilogue never stores, and values past K are never read. Element by element with bounds tests,
+  // the overhanging tiles made 4096 x 32 x 4096 fp32 take 47-55 ms, 0.14-0.19 of OpenBLAS (cliffs-host,
+  // -ad34574-).
+  // Elsewhere, a tile inside M and N whose step is the K tail copies the K left as whole lines and
+  // zero-fills the rest (every tile's last step where BK does not divide K), and only tiles that
+  // overhang M or N (tile_inside_origin moves the others inside) take the element-wise path, which
+  // zero-fills.
+  static constexpr bool kReadsKTailOnly = HasMacUpto<MK>::value && !kRegisterAcc;
   KOKKOS_FORCEINLINE_FUNCTION void stage(int t, std::int64_t m0, std::int64_t n0, std::int64_t k0, T* As,
                                          T* Bs) const {
     const bool inside_mn = m0 + BM <= a.rows && n0 + BN <= b.cols;
-    if (inside_mn && k0 + BK > a.cols) {
-      const int kk = static_cast<int>(a.cols - k0);
-      copy_lines_k_tail<kAF, kAS, kAFastM ? 1 : LDA, !kAFastM>(
-          t, kAFastM ? a.rs : a.cs, a.conj, kk, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
-          [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
-      copy_lines_k_tail<kBF, kBS, kBFastN ? 1 : LDB, !kBFastN>(
-          t, kBFastN ? b.cs : b.rs, b.conj, kk, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
-          [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
-      return;
-    }
-    if (inside_mn) {
+    if (inside_mn && k0 + BK <= a.cols) {
       const std::int64_t a_fs = kAFastM ? a.rs : a.cs;  // source stride along the fast index
       constexpr int a_ds = kAFastM ? 1 : LDA;           // scratch stride along the fast index
       copy_lines<kAF, kAS, a_ds>(
@@ -222,11 +219,6 @@ struct GemmTeamTiled
       return;
     }
     if constexpr (kReadsKTailOnly) {
-      // A tile that overhangs M or N (the product is narrower than a tile there) copies only the part
-      // inside the product. The rest of scratch keeps what it held: rows of As past M and columns of Bs
-      // past N reach only accumulators outside C, which the epilogue never stores, and values past K
-      // are never read (mac_upto). Element by element with bounds tests, the whole tile made
-      // 4096 x 32 x 4096 fp32 take 47-55 ms, 0.14-0.19 of OpenBLAS (cliffs-host, -ad34574-).
       const auto least = [](std::int64_t x, int cap) { return static_cast<int>(x < cap ? x : cap); };
       const int mv = least(a.rows - m0, BM), nv = least(b.cols - n0, BN), kk = least(a.cols - k0, BK);
       copy_part<kAFastM ? 1 : LDA>(
@@ -236,6 +228,16 @@ struct GemmTeamTiled
       copy_part<kBFastN ? 1 : LDB>(
           t, kBFastN ? b.cs : b.rs, b.conj, kBFastN ? nv : kk, kBFastN ? kk : nv,
           [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
+          [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
+      return;
+    }
+    if (inside_mn) {
+      const int kk = static_cast<int>(a.cols - k0);
+      copy_lines_k_tail<kAF, kAS, kAFastM ? 1 : LDA, !kAFastM>(
+          t, kAFastM ? a.rs : a.cs, a.conj, kk, [&](int sl) { return &a(m0 + a_m(0, sl), k0 + a_k(0, sl)); },
+          [&](int sl) { return As + a_k(0, sl) * LDA + a_m(0, sl); });
+      copy_lines_k_tail<kBF, kBS, kBFastN ? 1 : LDB, !kBFastN>(
+          t, kBFastN ? b.cs : b.rs, b.conj, kk, [&](int sl) { return &b(k0 + b_k(0, sl), n0 + b_n(0, sl)); },
           [&](int sl) { return Bs + b_k(0, sl) * LDB + b_n(0, sl); });
       return;
     }
