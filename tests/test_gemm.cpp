@@ -841,8 +841,11 @@ TEST(GemmPlan, ThisTable) {
     return detail::plan_gemm<Exec, double>(detail::Strided2D<const double>{p, m, k, 1, ld},
                                            detail::Strided2D<const double>{p, k, n, 1, k + (k % 2)}, 132);
   };
+  // The host's packed panels (where its compiler has the vector types) take every real product that the
+  // skinny-N entries do not; they pack operands of any strides themselves.
+  const bool panels = L::find(detail::GemmRole::panels) >= 0;
   const detail::GemmPlan odd = plan(1001, 1001, 1001, 1001);  // an odd leading dimension: no packets
-  EXPECT_EQ(odd.role, detail::GemmRole::general);
+  EXPECT_EQ(odd.role, panels ? detail::GemmRole::panels : detail::GemmRole::general);
   EXPECT_FALSE(odd.copy_aligned);  // too small to pay for copies on any table
   const detail::GemmPlan big = plan(8192, 8192, 8192, 8192);
   const int packets = L::find(detail::GemmRole::packets);
@@ -851,7 +854,9 @@ TEST(GemmPlan, ThisTable) {
       detail::entry_vector_capable<
           Exec, double, detail::GemmEntry<detail::GemmPacketCfg<Exec, double>, detail::when::packets>>(true,
                                                                                                        false);
-  EXPECT_EQ(big.role, packets_run ? detail::GemmRole::packets : detail::GemmRole::general);
+  EXPECT_EQ(big.role, panels        ? detail::GemmRole::panels
+                      : packets_run ? detail::GemmRole::packets
+                                    : detail::GemmRole::general);
   const detail::GemmPlan mid = plan(2500, 2500, 2500, 2500);
   if (L::find(detail::GemmRole::small) >= 0) {
     EXPECT_EQ(mid.role, detail::GemmRole::small);
@@ -1315,6 +1320,54 @@ TEST(Gemm, MultiVectorRowsKernel) {
       rows_kernel_case<double>(77, n, 97, 79, slices, 0.0, seed += 3);
     }
   }
+}
+
+// ---- the host's packed panels (backends/host/gemm_panels.hpp) ---------------------------------------
+// Each packed-panel entry of the table launched directly on every orientation, with K slices (the plan
+// never splits a host entry, but the kernel writes slices where asked) and without: M, N and K off every
+// block size (MR, NR, MC, BM, BN, KC and the transposes' W), so that every packing branch, partial
+// micro-tile and partial block runs; beta zero on a poisoned C.
+template <class T, class Cfg>
+void panel_kernel_cases(std::uint64_t seed) {
+  using E = detail::GemmEntry<Cfg, detail::when::panels>;
+  const std::int64_t m = Cfg::bm + Cfg::mc + Cfg::tm + 3, n = Cfg::bn + Cfg::tn + 5, k = Cfg::bk + 19;
+  for (const char* t : {"NN", "NT", "TN", "TT"})
+    for (int slices : {1, 3})
+      for (double beta : {0.0, -0.5}) {
+        auto A = make_matrix<T, Kokkos::LayoutLeft>("A", t[0] == 'T' ? k : m, t[0] == 'T' ? m : k);
+        auto B = make_matrix<T, Kokkos::LayoutLeft>("B", t[1] == 'T' ? n : k, t[1] == 'T' ? k : n);
+        const std::string what = std::to_string(Cfg::bm) + "x" + std::to_string(Cfg::bn) + " blocks, " +
+                                 std::to_string(slices) + " slices";
+        expect_direct_product<T>(
+            t[0], t[1], A, B, m, n, 0.7, beta, seed += 3, what, [&](auto ca, auto cb, auto c, T al, T be) {
+              const detail::KSplit split =
+                  slices > 1 ? detail::split_k(k, Cfg::bk, slices) : detail::KSplit{1, k};
+              detail::with_entry_kernel<Exec, T, T, E>(
+                  detail::rows_contiguous(ca), !detail::rows_contiguous(cb), [&](auto kernel) {
+                    detail::launch_gemm<typename decltype(kernel)::type>(Exec(), ca, cb, c, al, be, split);
+                  });
+            });
+      }
+}
+// Every entry of the table with the packed-panel role (none on device tables: the cases are then never
+// instantiated).
+template <class T>
+void every_panel_entry() {
+  using L = detail::GemmEntriesOf<Exec, T>;
+  int found = 0;
+  for (int i = 0; i < L::size; ++i)
+    L::visit(i, [&](auto e) {
+      using E = decltype(e);
+      if constexpr (E::When::role == detail::GemmRole::panels)
+        panel_kernel_cases<T, typename E::Cfg>(9990 + 100 * found++);
+    });
+  if (found == 0) GTEST_SKIP() << "no packed-panel entry in this table";
+}
+TEST(Gemm, PanelKernelFloat) {
+  every_panel_entry<float>();
+}
+TEST(Gemm, PanelKernelDouble) {
+  every_panel_entry<double>();
 }
 
 // ---- products under one wave: the small-tile entries ----------------------------------------------

@@ -18,6 +18,43 @@ namespace ridgeline::backends::host {
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
 #define RIDGELINE_HOST_VECTOR_MICRO_KERNEL 1
 
+#if !defined(__clang__)
+#define RIDGELINE_HOST_VECTOR_TRANSPOSE 1
+// W x W blocks of Acc transposed in registers, W = kSimdBytes / sizeof(Acc): log2 W stages of two-source
+// shuffles (GCC's __builtin_shuffle; Clang spells it differently, and its builds copy element by element).
+// The tile kernels' staging (VectorMicroKernel::copy_transposed) and the panel kernel's packing
+// (gemm_panels.hpp) both use it.
+template <class Acc, int kSimdBytes>
+struct VectorTranspose {
+  static constexpr int W = kSimdBytes / static_cast<int>(sizeof(Acc));
+  typedef Acc Vec __attribute__((vector_size(kSimdBytes)));
+  typedef typename std::conditional_t<sizeof(Acc) == 4, std::int32_t, std::int64_t> Lane;
+  typedef Lane Mask __attribute__((vector_size(kSimdBytes)));
+  // Stage h swaps the off-diagonal h x h blocks of every 2h x 2h block: rows i and i + h (i & h == 0).
+  template <int h>
+  static constexpr Lane lane(bool top, int j) {
+    return (j & h) == 0 ? (top ? j : j + h) : (top ? W + j - h : W + j);
+  }
+  template <int h, int... j>
+  static constexpr Mask mask(bool top, std::integer_sequence<int, j...>) {
+    return Mask{lane<h>(top, j)...};
+  }
+  // v[r][c] becomes v[c][r].
+  template <int h = W / 2>
+  static void transpose(Vec (&v)[W]) {
+    constexpr Mask top = mask<h>(true, std::make_integer_sequence<int, W>{});
+    constexpr Mask bottom = mask<h>(false, std::make_integer_sequence<int, W>{});
+    for (int i = 0; i < W; ++i)
+      if ((i & h) == 0) {
+        const Vec a = v[i], b = v[i + h];
+        v[i] = __builtin_shuffle(a, b, top);
+        v[i + h] = __builtin_shuffle(a, b, bottom);
+      }
+    if constexpr (h > 1) transpose<h / 2>(v);
+  }
+};
+#endif
+
 template <class Cfg, class T, class Acc>
 struct VectorMicroKernel {
   static constexpr int TM = Cfg::tm, TN = Cfg::tn, BK = Cfg::bk;
@@ -105,28 +142,8 @@ struct VectorMicroKernel {
         for (int c = 0; c < W; ++c) store_vec(d + (f0 + c) * kDs + l0, v[c]);
       }
   }
-  typedef typename std::conditional_t<sizeof(Acc) == 4, std::int32_t, std::int64_t> Lane;
-  typedef Lane Mask __attribute__((vector_size(Cfg::simd_bytes)));
-  // Stage h swaps the off-diagonal h x h blocks of every 2h x 2h block: rows i and i + h (i & h == 0).
-  template <int h>
-  static constexpr Lane lane(bool top, int j) {
-    return (j & h) == 0 ? (top ? j : j + h) : (top ? W + j - h : W + j);
-  }
-  template <int h, int... j>
-  static constexpr Mask mask(bool top, std::integer_sequence<int, j...>) {
-    return Mask{lane<h>(top, j)...};
-  }
-  template <int h = W / 2>
   static void transpose(Vec (&v)[W]) {
-    constexpr Mask top = mask<h>(true, std::make_integer_sequence<int, W>{});
-    constexpr Mask bottom = mask<h>(false, std::make_integer_sequence<int, W>{});
-    for (int i = 0; i < W; ++i)
-      if ((i & h) == 0) {
-        const Vec a = v[i], b = v[i + h];
-        v[i] = __builtin_shuffle(a, b, top);
-        v[i + h] = __builtin_shuffle(a, b, bottom);
-      }
-    if constexpr (h > 1) transpose<h / 2>(v);
+    VectorTranspose<Acc, Cfg::simd_bytes>::transpose(v);
   }
 #endif
 

@@ -6,6 +6,8 @@
 // The tiles exceed the 32 KB that Kokkos advertises as host level-0 scratch, so they live in level
 // 1, which on host backends is the same per-thread arena, only without that advisory cap.
 #include <cstddef>
+#include <cstdint>
+#include <ridgeline/backends/host/gemm_panels.hpp>
 #include <ridgeline/backends/host/gemv_kernel.hpp>
 #include <ridgeline/backends/host/micro_kernel.hpp>
 #include <ridgeline/backends/host/multi_vector_kernel.hpp>
@@ -82,6 +84,54 @@ template <class T>
 using MultiVectorEntryOf = void;
 #endif
 
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+// Real products on packed panels (gemm_panels.hpp, the BLIS loop nest): a team (one thread) per BM x BN
+// block of C packs op(B) once per K step for all BM rows and op(A) MC rows at a time, and an MR x NR
+// micro-tile of vectors down C's columns reads both from contiguous micro-panels. MR x NR = 32 x 12
+// (fp32) and 16 x 12 (fp64): 24 of the 32 AVX-512 registers hold the sums, 2 the column of Ap, and the
+// 12 values of Bp are broadcasts. KC 256 keeps a micro-panel of Bp (12 KB fp32) in L1 while MC / MR
+// micro-panels of Ap pass; Bp itself (KC x BN: 480 KB in either type) stays in the 1 MB L2 with Ap.
+// A probe of this loop nest against OpenBLAS in one process on this VM's two Zen 5 cores (SGEMM and
+// DGEMM 2048^3, two rounds; perf/results/2026-12-05-host-<sha>/, panel-probe): BM 768 ran 0.86-0.88
+// (fp32) and 0.95-0.96 (fp64) of OpenBLAS against 0.81-0.83 and 0.76-0.90 with BM 384 (op(B) packed for
+// half the rows); MC 192 and BN 240 (fp32) or 960 no better; KC 192 and 384 slower; MR x NR 48 x 8
+// and 32 x 14 level, 64 x 6 worse.
+template <class T, int kBm, int kBn>
+struct GemmPanelTiles {
+  static constexpr int simd_bytes = 64;
+  static constexpr int tm = 2 * simd_bytes / int(sizeof(T)), tn = 12, fm = tm, fn = tn;
+  static constexpr int bm = kBm, bn = kBn, bk = 256, mc = 96;
+  static constexpr int pad_a = 0, pad_b = 0;
+  static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
+  static constexpr int scratch_level = 1, group_m = 4;
+  static constexpr const char* micro_kernel_name = "host-panels";
+  static constexpr const char* pipeline_name =
+      "packed panels: op(B) once per K step of a block, op(A) per MC rows";
+  template <class ExecSpace, class U, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+  using team_kernel = HostGemmPanels<ExecSpace, GemmPanelTiles, U, Acc, kAFastM, kBFastN, TC>;
+};
+template <class T>
+constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double>;
+template <class T>
+using PanelEntryOf =
+    std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, void>;
+// Products of fewer such blocks than twice the cores run 96 x 96 blocks (when::panels_under): op(B) packed
+// for 96 rows only, but every core busy. Not swept; on the cliffs-host squares, against the 768-row blocks
+// alone, same binary otherwise: SGEMM 256^3 0.66 -> 0.92-1.03 of OpenBLAS, 512^3 0.70 -> 0.93-0.94, DGEMM
+// 256^3 0.83 -> 1.15-1.21.
+template <class T>
+using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96>, void>;
+template <class T>
+using SmallPanelWhen = detail::when::panels_under<GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, 200>;
+#else
+template <class T>
+using PanelEntryOf = void;
+template <class T>
+using SmallPanelEntryOf = void;
+template <class T>
+using SmallPanelWhen = detail::when::panels;
+#endif
+
 // GEMV. Unit-stride real operands run the vector-register kernels (gemv_kernel.hpp); the portable
 // kernels, with these team shapes, take strided, complex and 16-bit ones: 512 rows per team keeps the
 // row partial sums in L1; 16 elements of a dot product per pass are one AVX-512 fp32 vector, and four
@@ -145,6 +195,8 @@ struct Tiles {
   using gemm_entries = std::conditional_t<
       detail::is_complex_v<T>, tile_entries<T>,
       detail::GemmEntries<detail::GemmEntry<MultiVectorEntryOf<T>, detail::when::columns_at_most<16>>,
+                          detail::GemmEntry<SmallPanelEntryOf<T>, SmallPanelWhen<T>>,
+                          detail::GemmEntry<PanelEntryOf<T>, detail::when::panels>,
                           detail::GemmEntry<gemm<T>, detail::when::packets>,
                           detail::GemmEntry<gemm<T>, detail::when::any>>>;
   // Batched products (dispatch_batched.hpp): medium matrices run the tile entry, each team a tile of
@@ -169,6 +221,11 @@ struct Tiles {
 #else
   static constexpr const char* micro_kernel_name = "portable";
 #endif
+  // Cores, for the plan's block-count conditions (when::panels_under).
+  template <class Exec>
+  static std::int64_t compute_units(const Exec& exec) {
+    return exec.concurrency();
+  }
   template <class T>
   using gemv_rows = GemvRowsTiles;
   template <class T>

@@ -20,7 +20,17 @@
 namespace ridgeline::detail {
 
 // What an entry is for, in reports and tests.
-enum class GemmRole { general, packets, narrow, small, tf32, multi_vector, multi_vector_dot, few_columns };
+enum class GemmRole {
+  general,
+  packets,
+  narrow,
+  small,
+  tf32,
+  multi_vector,
+  multi_vector_dot,
+  few_columns,
+  panels
+};
 inline const char* role_name(GemmRole r) {
   switch (r) {
     case GemmRole::general:
@@ -39,6 +49,8 @@ inline const char* role_name(GemmRole r) {
       return "multi-vector dot";
     case GemmRole::few_columns:
       return "few columns";
+    case GemmRole::panels:
+      return "packed panels";
   }
   return "?";
 }
@@ -64,6 +76,25 @@ struct any {
   static constexpr GemmRole role = GemmRole::general;
   static constexpr bool needs_packets = false;
   static bool applies(const GemmFacts&) { return true; }
+};
+// Any strides and alignment, on a kernel that packs its operands itself into contiguous micro-panels
+// (the host's BLIS loop nest, backends/host/gemm_panels.hpp), listed before the tile entries it replaces.
+struct panels {
+  static constexpr GemmRole role = GemmRole::panels;
+  static constexpr bool needs_packets = false;
+  static bool applies(const GemmFacts&) { return true; }
+};
+// The same kernel on smaller blocks, where entry Big's blocks number under kPercent of the compute units
+// (host: cores): a product of few blocks leaves cores idle or one core with most of the work (512^3 fp32
+// in 768 x 480 blocks: 512 x 480 and 512 x 32). Unknown compute units keep Big.
+template <class Big, int kPercent>
+struct panels_under {
+  static constexpr GemmRole role = GemmRole::panels;
+  static constexpr bool needs_packets = false;
+  using big = Big;
+  static bool applies(const GemmFacts& f) {
+    return f.compute_units > 0 && tiles_of(f.m, f.n, Big::bm, Big::bn) * 100 < kPercent * f.compute_units;
+  }
 };
 // Both operands stage in 16-byte packets.
 struct packets {

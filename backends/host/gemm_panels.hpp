@@ -1,0 +1,221 @@
+#pragma once
+// Host GEMM on packed panels, for float and double: the loop nest of BLIS (Van Zee and van de Geijn),
+// with a team of one thread per BM x BN block of C. The tile kernel (GemmTeamTiled) stages op(A) and op(B)
+// again for every C tile and K step, keeps its accumulators in scratch between K steps, and its
+// micro-tiles read scratch rows 384 and 512 bytes apart, which fall on few L1 sets. Here:
+//
+//   team (block (m0, n0) of C, BM x BN; K slice s):
+//     for each K step p0 of KC:
+//       pack op(B)(p0 : p0 + KC, n0 : n0 + BN) into Bp: micro-panels of NR columns, each KC x NR,
+//         k-major (row k: NR contiguous values), zero past N          (once per K step, for BM rows)
+//       for each MC rows i0 of the block:
+//         pack op(A)(i0 : i0 + MC, p0 : p0 + KC) into Ap: micro-panels of MR rows, each KC x MR,
+//           k-major, zero past M                                       (L2; read BN / NR times)
+//         for each micro-panel of Bp (jr), for each micro-panel of Ap (ir):
+//           MR x NR accumulators in vector registers (MR / W vectors down each of NR columns): per k,
+//           MR / W vector loads of Ap and NR broadcasts of Bp; then C(ir, jr) = alpha * acc + beta * C
+//           on the first K step (beta == 0 never reads C), C += alpha * acc after it
+//   K slices > 1: the same into slice s of the workspace (beta 0), which split_k_reduce sums.
+//
+// Vectors run down C's columns (MR = 2 W), so a micro-tile's update of a column-major C is whole-vector
+// loads and stores. Packing copies op(A) and op(B) whatever their strides: unit-stride lines go as vector
+// copies, lines across the packed direction through W x W in-register transposes (VectorTranspose, GCC),
+// everything else element by element. The k loop sums in k order, so reruns are bit-identical.
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <ridgeline/backends/host/micro_kernel.hpp>
+#include <ridgeline/detail/gemm_epilogue.hpp>
+#include <ridgeline/detail/strided.hpp>
+#include <type_traits>
+
+namespace ridgeline::backends::host {
+
+#if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
+
+// Cfg: bm x bn the team's block of C, bk the K step (KC), mc the rows of op(A) packed at once (MC),
+// tm x tn the micro-tile (MR x NR, MR a multiple of the vector width), simd_bytes the vector width.
+template <class ExecSpace, class Cfg, class T, class Acc, bool kAFastM, bool kBFastN, class TC = T>
+struct HostGemmPanels {
+  static_assert(std::is_same_v<T, Acc> && std::is_same_v<T, TC>, "float or double throughout");
+  // Blocks of a product's last row and column are smaller: dynamic scheduling evens out the threads' work.
+  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
+  using member_type = typename policy_type::member_type;
+  using config = Cfg;
+  using accumulator_type = Acc;
+  // The dispatcher's names: any strides (no packet variant), C stored element-wise through the map below.
+  static constexpr bool a_fast_m = kAFastM, b_fast_n = kBFastN, vector_capable = false;
+  static constexpr bool c_packet_capable = false;
+  static constexpr int kCV = 1;
+
+  static constexpr int BM = Cfg::bm, BN = Cfg::bn, KC = Cfg::bk, MC = Cfg::mc;
+  static constexpr int MR = Cfg::tm, NR = Cfg::tn;
+  static constexpr int W = Cfg::simd_bytes / static_cast<int>(sizeof(T));
+  static constexpr int NV = MR / W;                    // vectors down a column of the micro-tile
+  static constexpr int kPanelsB = (BN + NR - 1) / NR;  // micro-panels of op(B) per block
+  static_assert(MR % W == 0 && MC % MR == 0 && BM % MC == 0, "whole vectors, micro-panels, row blocks");
+  static_assert(KC % W == 0, "whole transposed blocks along K");
+  typedef T Vec __attribute__((vector_size(Cfg::simd_bytes)));
+
+  detail::Strided2D<const T> a;  // op(A): M x K
+  detail::Strided2D<const T> b;  // op(B): K x N
+  detail::Strided2D<TC> c;       // M x N
+  Acc alpha, beta;
+  int tiles_m = 0, tiles_n = 0;
+  Acc* work = nullptr;  // split-K partials: slice s an M x N column-major block at work + s * M * N
+  int k_slices = 1;
+  std::int64_t k_chunk = 0;
+  bool c_packets = false;  // unused: see c_packet_capable
+
+  // Ap: MC x KC; Bp: kPanelsB x NR x KC; each 64-byte aligned.
+  static constexpr std::size_t scratch_bytes() {
+    return sizeof(T) * (std::size_t(MC) * KC + std::size_t(kPanelsB) * NR * KC) + 2 * 64;
+  }
+
+  static Vec load_vec(const T* p) {
+    Vec r;
+    std::memcpy(&r, p, sizeof(Vec));
+    return r;
+  }
+  static void store_vec(T* p, const Vec& v) { std::memcpy(p, &v, sizeof(Vec)); }
+
+  void operator()(const member_type& team) const {
+    const auto tile = detail::GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n,
+                                                                       k_slices, k_chunk, a.cols);
+    auto scratch = team.team_scratch(Cfg::scratch_level);
+    T* Ap = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * MC * KC, 64));  // MC / MR x (KC, MR)
+    T* Bp = static_cast<T*>(
+        scratch.get_shmem_aligned(sizeof(T) * kPanelsB * NR * KC, 64));  // kPanelsB x (KC, NR)
+    const int mb = static_cast<int>(std::min<std::int64_t>(BM, c.rows - tile.m0));
+    const int nb = static_cast<int>(std::min<std::int64_t>(BN, c.cols - tile.n0));
+    // Where this block's sums go: C itself, or its slice of the split-K partials.
+    const bool partial = k_slices > 1;
+    TC* const out = partial ? work + std::int64_t(tile.slice) * c.rows * c.cols : c.data;
+    const std::int64_t out_rs = partial ? 1 : c.rs, out_cs = partial ? c.rows : c.cs;
+    const Acc first_beta = partial ? Acc(0) : beta;
+    for (std::int64_t p0 = tile.k_begin; p0 < tile.k_end; p0 += KC) {
+      const int kk = static_cast<int>(std::min<std::int64_t>(KC, tile.k_end - p0));
+      const bool first = p0 == tile.k_begin;
+      pack_b(Bp, p0, kk, tile.n0, nb);
+      for (int i0 = 0; i0 < mb; i0 += MC) {
+        const int mc = std::min(MC, mb - i0);
+        pack_a(Ap, tile.m0 + i0, mc, p0, kk);
+        for (int jr = 0; jr < nb; jr += NR)
+          for (int ir = 0; ir < mc; ir += MR)
+            micro(kk, Ap + std::int64_t(ir) * kk, Bp + std::int64_t(jr) * kk,
+                  out + (tile.m0 + i0 + ir) * out_rs + (tile.n0 + jr) * out_cs, out_rs, out_cs,
+                  std::min(MR, mc - ir), std::min(NR, nb - jr), first, first_beta);
+      }
+    }
+  }
+
+  // The micro-kernel: C(0:mr, 0:nr) at cp (strides rs, cs) takes alpha * Ap-panel * Bp-panel over kk steps.
+  void micro(int kk, const T* ap, const T* bp, TC* cp, std::int64_t rs, std::int64_t cs, int mr, int nr,
+             bool first, Acc first_beta) const {
+    Vec acc[NR][NV];
+    for (int j = 0; j < NR; ++j)
+      for (int q = 0; q < NV; ++q) acc[j][q] = Vec{};
+    for (int k = 0; k < kk; ++k, ap += MR, bp += NR) {
+      Vec av[NV];
+      RIDGELINE_UNROLL
+      for (int q = 0; q < NV; ++q) av[q] = load_vec(ap + q * W);
+      RIDGELINE_UNROLL
+      for (int j = 0; j < NR; ++j) {
+        const T bj = bp[j];
+        RIDGELINE_UNROLL
+        for (int q = 0; q < NV; ++q) acc[j][q] += av[q] * bj;
+      }
+    }
+    // beta == 0 on the first step never reads C (NaN there cannot survive); later steps add to it.
+    const bool read_c = !first || first_beta != Acc(0);
+    const Acc scale_c = first ? first_beta : Acc(1);
+    if (mr == MR && nr == NR && rs == 1) {
+      for (int j = 0; j < NR; ++j)
+        for (int q = 0; q < NV; ++q) {
+          TC* p = cp + j * cs + q * W;
+          Vec v = acc[j][q] * alpha;
+          if (read_c) v += load_vec(p) * scale_c;
+          store_vec(p, v);
+        }
+    } else {
+      for (int j = 0; j < nr; ++j)
+        for (int i = 0; i < mr; ++i) {
+          TC* p = cp + j * cs + i * rs;
+          Acc v = alpha * acc[j][i / W][i % W];
+          if (read_c) v += scale_c * *p;
+          *p = v;
+        }
+    }
+  }
+
+  // op(A)(m0 : m0 + mc, p0 : p0 + kk) into micro-panels of MR rows at d, kk x MR each, rows past mc zero.
+  void pack_a(T* d, std::int64_t m0, int mc, std::int64_t p0, int kk) const {
+    for (int ir = 0; ir < mc; ir += MR, d += std::int64_t(MR) * kk) {
+      const int mr = std::min(MR, mc - ir);
+      const T* s = a.data + (m0 + ir) * a.rs + p0 * a.cs;
+      if (mr == MR && a.rs == 1) {  // rows contiguous: a line of MR per k
+        for (int k = 0; k < kk; ++k)
+          for (int q = 0; q < NV; ++q) store_vec(d + k * MR + q * W, load_vec(s + k * a.cs + q * W));
+      } else if (mr == MR && a.cs == 1) {  // k contiguous: MR lines along k, transposed W x W
+        pack_transposed<MR>(d, s, a.rs, MR, kk);
+      } else {
+        pack_elements(d, s, a.rs, a.cs, mr, MR, kk);
+      }
+    }
+  }
+
+  // op(B)(p0 : p0 + kk, n0 : n0 + nb) into micro-panels of NR columns at d, kk x NR each, columns past nb
+  // zero.
+  void pack_b(T* d, std::int64_t p0, int kk, std::int64_t n0, int nb) const {
+    for (int jr = 0; jr < nb; jr += NR, d += std::int64_t(NR) * kk) {
+      const int nr = std::min(NR, nb - jr);
+      const T* s = b.data + p0 * b.rs + (n0 + jr) * b.cs;
+      if (nr == NR && b.cs == 1) {  // columns contiguous: a line of NR per k
+        for (int k = 0; k < kk; ++k) std::memcpy(d + k * NR, s + k * b.rs, sizeof(T) * NR);
+      } else if (nr == NR && b.rs == 1) {  // k contiguous: NR lines along k, transposed W x W
+        pack_transposed<NR>(d, s, b.cs, NR, kk);
+      } else {
+        pack_elements(d, s, b.cs, b.rs, nr, NR, kk);
+      }
+    }
+  }
+
+  // kLines lines, line l at s + l * ls, contiguous along k, to d[k * kLd + l] for k < kk. Whole W x W
+  // blocks transposed in registers, a last partial group of lines padded with zero lines; the K tail
+  // element by element.
+  template <int kLines>
+  static void pack_transposed(T* d, const T* s, std::int64_t ls, int kLd, int kk) {
+    int k0 = 0;
+#if defined(RIDGELINE_HOST_VECTOR_TRANSPOSE)
+    for (; k0 + W <= kk; k0 += W)
+      for (int l0 = 0; l0 < kLines; l0 += W) {
+        Vec v[W];
+        for (int r = 0; r < W; ++r) v[r] = l0 + r < kLines ? load_vec(s + (l0 + r) * ls + k0) : Vec{};
+        VectorTranspose<T, Cfg::simd_bytes>::transpose(v);
+        if (l0 + W <= kLines) {
+          for (int r = 0; r < W; ++r) store_vec(d + (k0 + r) * kLd + l0, v[r]);
+        } else {
+          constexpr int kRest = kLines % W;
+          for (int r = 0; r < W; ++r) std::memcpy(d + (k0 + r) * kLd + l0, &v[r], sizeof(T) * kRest);
+        }
+      }
+#endif
+    for (int k = k0; k < kk; ++k)
+      for (int l = 0; l < kLines; ++l) d[k * kLd + l] = s[l * ls + k];
+  }
+
+  // n lines of kk elements (line l at s + l * ls, element k at + k * ks) to d[k * kLd + l], lines n .. kLd
+  // zero.
+  static void pack_elements(T* d, const T* s, std::int64_t ls, std::int64_t ks, int n, int kLd, int kk) {
+    for (int k = 0; k < kk; ++k) {
+      for (int l = 0; l < n; ++l) d[k * kLd + l] = s[l * ls + k * ks];
+      for (int l = n; l < kLd; ++l) d[k * kLd + l] = T(0);
+    }
+  }
+};
+
+#endif
+
+}  // namespace ridgeline::backends::host
