@@ -92,7 +92,7 @@ using MultiVectorEntryOf = void;
 // 12 values of Bp are broadcasts. KC 256 keeps a micro-panel of Bp (12 KB fp32) in L1 while MC / MR
 // micro-panels of Ap pass; Bp itself (KC x BN: 480 KB in either type) stays in the 1 MB L2 with Ap.
 // A probe of this loop nest against OpenBLAS in one process on this VM's two Zen 5 cores (SGEMM and
-// DGEMM 2048^3, two rounds; perf/results/2026-12-05-host-<sha>/, panel-probe): BM 768 ran 0.86-0.88
+// DGEMM 2048^3, two rounds; perf/results/2026-12-05-host-97dc371/, -panel-probe.txt): BM 768 ran 0.86-0.88
 // (fp32) and 0.95-0.96 (fp64) of OpenBLAS against 0.81-0.83 and 0.76-0.90 with BM 384 (op(B) packed for
 // half the rows); MC 192 and BN 240 (fp32) or 960 no better; KC 192 and 384 slower; MR x NR 48 x 8
 // and 32 x 14 level, 64 x 6 worse.
