@@ -65,7 +65,7 @@ flags=(-std=c++20 -fopenmp -c -isystem "$k5" -I "$root/src" -I "$out/include" -I
 # compile on one core (test_gemm 202 s against 49 s, test_gemm_batched 148 s against 37 s, test_gemv
 # 49 s against 31 s, the rest about 7 s), and the -O1 suite then runs in about 45 s.
 run_kernel_tests=(test_gemm test_gemm_batched test_gemv test_validation)
-run_host_tests=(test_roofline test_device_spec test_overlap test_cli test_fuzz)
+run_host_tests=(test_roofline test_device_spec test_overlap test_cli test_fuzz test_mfma_layout)
 run_opt1=()
 for t in "${run_kernel_tests[@]}" "${run_host_tests[@]}" test_main test_tune; do run_opt1+=("tests/$t.cpp"); done
 run_opt1+=(apps/ridgeline/cli.cpp apps/ridgeline/perf_report.cpp apps/ridgeline/ceilings_kernels.cpp

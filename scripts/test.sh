@@ -17,7 +17,9 @@
 #      (in the background, beside steps 4 and 5, on one job). Until 2026-12-03 this step built test_gemm_cuda
 #      with the dispatch compiled in (301 CPU s at 9ec1248, more since); the five objects cost about 200
 #      (29.8 + 28.7 + 33.0 + 23.2 + 85.2 CPU s at 9ec1248), and the tests' own code does not depend on the route
-#   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere)
+#   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere), and the
+#      MFMA entries' kernels for gfx940 as well, then scripts/hip_code_objects.py on them (MFMA in K loops,
+#      spills, claimed occupancy; static estimates)
 #   Step 4 sets RIDGELINE_DISPATCH_INSTANCES=OFF: its few test files compile the dispatch themselves, which
 #   costs less than the library's seven instance files (HIP: about 400 against 600 s of compile;
 #   perf/results/2026-12-02-host-9ec1248/); the other steps build it ON.
@@ -112,8 +114,18 @@ if has cuda; then
 fi
 if has hip; then
   say "HIP backend: compile and link only"
-  RIDGELINE_TARGETS="test_gemm_hip test_gemm_batched_hip test_gemv_hip test_validation_hip ridgeline_cli" \
+  # hip_mfma_kernels: the MFMA entries' kernels once more, for gfx940 too (tests/hip_mfma_kernels.cpp).
+  RIDGELINE_TARGETS="test_gemm_hip test_gemm_batched_hip test_gemv_hip test_validation_hip ridgeline_cli hip_mfma_kernels" \
     "$root/scripts/build.sh" hip -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_DISPATCH_INSTANCES=OFF
+  say "HIP code objects: resources, occupancy, K loops, static bounds (estimates)"
+  # The CLI target is a static library: its objects carry their own code objects.
+  hip_co_args=(--json "$root/build/hip/code_objects.json")
+  [ ! -f "$root/scripts/hip_code_objects_spill_baseline.txt" ] ||
+    hip_co_args+=(--spill-baseline "$root/scripts/hip_code_objects_spill_baseline.txt")
+  python3 "$root/scripts/hip_code_objects.py" "${hip_co_args[@]}" \
+    "$root"/build/hip/tests/test_{gemm,gemm_batched,gemv,validation}_hip \
+    "$root/build/hip/apps/ridgeline/libridgeline_cli.a" \
+    "$root/build/hip/tests/CMakeFiles/hip_mfma_kernels.dir/hip_mfma_kernels.cpp.o"
 fi
 if has kokkos5; then
   say "Kokkos 5.2: compile gate, then the host GoogleTest suite run on it (OpenMP)"
