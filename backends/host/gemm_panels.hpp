@@ -48,7 +48,6 @@ struct HostGemmPanels {
   // The dispatcher's names: any strides (no packet variant), C stored element-wise through the map below.
   static constexpr bool a_fast_m = kAFastM, b_fast_n = kBFastN, vector_capable = false;
   static constexpr bool c_packet_capable = false;
-  static constexpr int kCV = 1;
 
   static constexpr int BM = Cfg::bm, BN = Cfg::bn, KC = Cfg::bk, MC = Cfg::mc;
   static constexpr int MR = Cfg::tm, NR = Cfg::tn;
@@ -67,19 +66,14 @@ struct HostGemmPanels {
   Acc* work = nullptr;  // split-K partials: slice s an M x N column-major block at work + s * M * N
   int k_slices = 1;
   std::int64_t k_chunk = 0;
-  bool c_packets = false;  // unused: see c_packet_capable
 
   // Ap: MC x KC; Bp: kPanelsB x NR x KC; each 64-byte aligned.
   static constexpr std::size_t scratch_bytes() {
     return sizeof(T) * (std::size_t(MC) * KC + std::size_t(kPanelsB) * NR * KC) + 2 * 64;
   }
 
-  static Vec load_vec(const T* p) {
-    Vec r;
-    std::memcpy(&r, p, sizeof(Vec));
-    return r;
-  }
-  static void store_vec(T* p, const Vec& v) { std::memcpy(p, &v, sizeof(Vec)); }
+  static Vec load_vec(const T* p) { return host::load_vec<Vec>(p); }
+  static void store_vec(T* p, const Vec& v) { host::store_vec(p, v); }
 
   void operator()(const member_type& team) const {
     const auto tile = detail::GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n,
@@ -98,10 +92,11 @@ struct HostGemmPanels {
     for (std::int64_t p0 = tile.k_begin; p0 < tile.k_end; p0 += KC) {
       const int kk = static_cast<int>(std::min<std::int64_t>(KC, tile.k_end - p0));
       const bool first = p0 == tile.k_begin;
-      pack_b(Bp, p0, kk, tile.n0, nb);
+      // op(B)'s block as NR-column micro-panels (lines are columns), op(A)'s as MR-row ones (lines are rows).
+      pack_panels<NR>(Bp, b.data + p0 * b.rs + tile.n0 * b.cs, b.cs, b.rs, nb, kk);
       for (int i0 = 0; i0 < mb; i0 += MC) {
         const int mc = std::min(MC, mb - i0);
-        pack_a(Ap, tile.m0 + i0, mc, p0, kk);
+        pack_panels<MR>(Ap, a.data + (tile.m0 + i0) * a.rs + p0 * a.cs, a.rs, a.cs, mc, kk);
         for (int jr = 0; jr < nb; jr += NR)
           for (int ir = 0; ir < mc; ir += MR)
             micro(kk, Ap + std::int64_t(ir) * kk, Bp + std::int64_t(jr) * kk,
@@ -150,43 +145,29 @@ struct HostGemmPanels {
     }
   }
 
-  // op(A)(m0 : m0 + mc, p0 : p0 + kk) into micro-panels of MR rows at d, kk x MR each, rows past mc zero.
-  void pack_a(T* d, std::int64_t m0, int mc, std::int64_t p0, int kk) const {
-    for (int ir = 0; ir < mc; ir += MR, d += std::int64_t(MR) * kk) {
-      const int mr = std::min(MR, mc - ir);
-      const T* s = a.data + (m0 + ir) * a.rs + p0 * a.cs;
-      if (mr == MR && a.rs == 1) {  // rows contiguous: a line of MR per k
-        for (int k = 0; k < kk; ++k)
-          for (int q = 0; q < NV; ++q) store_vec(d + k * MR + q * W, load_vec(s + k * a.cs + q * W));
-      } else if (mr == MR && a.cs == 1) {  // k contiguous: MR lines along k, transposed W x W
-        pack_transposed<MR>(d, s, a.rs, MR, kk);
+  // n lines (line l at s + l * ls, its element k at + k * ks), kk elements along k, into micro-panels of
+  // kLines lines at d, one after another, each kk x kLines (line l's element k at k * kLines + l), lines
+  // past n zero. op(A)'s panels are MR rows (ls = rs, ks = cs), op(B)'s NR columns (ls = cs, ks = rs).
+  template <int kLines>
+  static void pack_panels(T* d, const T* s, std::int64_t ls, std::int64_t ks, int n, int kk) {
+    for (int l0 = 0; l0 < n; l0 += kLines, d += std::int64_t(kLines) * kk) {
+      const int nl = std::min(kLines, n - l0);
+      const T* sp = s + l0 * ls;
+      if (nl == kLines && ls == 1) {  // lines contiguous across the panel: kLines elements per k
+        for (int k = 0; k < kk; ++k) std::memcpy(d + k * kLines, sp + k * ks, sizeof(T) * kLines);
+      } else if (nl == kLines && ks == 1) {  // lines contiguous along k: transposed W x W
+        pack_transposed<kLines>(d, sp, ls, kk);
       } else {
-        pack_elements(d, s, a.rs, a.cs, mr, MR, kk);
+        pack_elements<kLines>(d, sp, ls, ks, nl, kk);
       }
     }
   }
 
-  // op(B)(p0 : p0 + kk, n0 : n0 + nb) into micro-panels of NR columns at d, kk x NR each, columns past nb
-  // zero.
-  void pack_b(T* d, std::int64_t p0, int kk, std::int64_t n0, int nb) const {
-    for (int jr = 0; jr < nb; jr += NR, d += std::int64_t(NR) * kk) {
-      const int nr = std::min(NR, nb - jr);
-      const T* s = b.data + p0 * b.rs + (n0 + jr) * b.cs;
-      if (nr == NR && b.cs == 1) {  // columns contiguous: a line of NR per k
-        for (int k = 0; k < kk; ++k) std::memcpy(d + k * NR, s + k * b.rs, sizeof(T) * NR);
-      } else if (nr == NR && b.rs == 1) {  // k contiguous: NR lines along k, transposed W x W
-        pack_transposed<NR>(d, s, b.cs, NR, kk);
-      } else {
-        pack_elements(d, s, b.cs, b.rs, nr, NR, kk);
-      }
-    }
-  }
-
-  // kLines lines, line l at s + l * ls, contiguous along k, to d[k * kLd + l] for k < kk. Whole W x W
+  // kLines lines, line l at s + l * ls, contiguous along k, to d[k * kLines + l] for k < kk. Whole W x W
   // blocks transposed in registers, a last partial group of lines padded with zero lines; the K tail
   // element by element.
   template <int kLines>
-  static void pack_transposed(T* d, const T* s, std::int64_t ls, int kLd, int kk) {
+  static void pack_transposed(T* d, const T* s, std::int64_t ls, int kk) {
     int k0 = 0;
 #if defined(RIDGELINE_HOST_VECTOR_TRANSPOSE)
     for (; k0 + W <= kk; k0 += W)
@@ -195,23 +176,24 @@ struct HostGemmPanels {
         for (int r = 0; r < W; ++r) v[r] = l0 + r < kLines ? load_vec(s + (l0 + r) * ls + k0) : Vec{};
         VectorTranspose<T, Cfg::simd_bytes>::transpose(v);
         if (l0 + W <= kLines) {
-          for (int r = 0; r < W; ++r) store_vec(d + (k0 + r) * kLd + l0, v[r]);
+          for (int r = 0; r < W; ++r) store_vec(d + (k0 + r) * kLines + l0, v[r]);
         } else {
           constexpr int kRest = kLines % W;
-          for (int r = 0; r < W; ++r) std::memcpy(d + (k0 + r) * kLd + l0, &v[r], sizeof(T) * kRest);
+          for (int r = 0; r < W; ++r) std::memcpy(d + (k0 + r) * kLines + l0, &v[r], sizeof(T) * kRest);
         }
       }
 #endif
     for (int k = k0; k < kk; ++k)
-      for (int l = 0; l < kLines; ++l) d[k * kLd + l] = s[l * ls + k];
+      for (int l = 0; l < kLines; ++l) d[k * kLines + l] = s[l * ls + k];
   }
 
-  // n lines of kk elements (line l at s + l * ls, element k at + k * ks) to d[k * kLd + l], lines n .. kLd
-  // zero.
-  static void pack_elements(T* d, const T* s, std::int64_t ls, std::int64_t ks, int n, int kLd, int kk) {
+  // n lines of kk elements (line l at s + l * ls, element k at + k * ks) to d[k * kLines + l], lines n ..
+  // kLines zero.
+  template <int kLines>
+  static void pack_elements(T* d, const T* s, std::int64_t ls, std::int64_t ks, int n, int kk) {
     for (int k = 0; k < kk; ++k) {
-      for (int l = 0; l < n; ++l) d[k * kLd + l] = s[l * ls + k * ks];
-      for (int l = n; l < kLd; ++l) d[k * kLd + l] = T(0);
+      for (int l = 0; l < n; ++l) d[k * kLines + l] = s[l * ls + k * ks];
+      for (int l = n; l < kLines; ++l) d[k * kLines + l] = T(0);
     }
   }
 };

@@ -29,12 +29,8 @@ template <class Acc, int kBytes>
 struct GemvVec {
   typedef Acc type __attribute__((vector_size(kBytes)));
   static constexpr int W = kBytes / int(sizeof(Acc));
-  static type load(const Acc* p) {
-    type r;
-    std::memcpy(&r, p, sizeof(type));
-    return r;
-  }
-  static void store(Acc* p, const type& v) { std::memcpy(p, &v, sizeof(type)); }
+  static type load(const Acc* p) { return host::load_vec<type>(p); }
+  static void store(Acc* p, const type& v) { host::store_vec(p, v); }
   // Lanes summed pairwise in a fixed tree.
   static Acc sum(type v) {
     Acc s[W];

@@ -18,6 +18,19 @@ namespace ridgeline::backends::host {
 #if defined(__GNUC__) && !defined(__CUDACC__) && !defined(__HIPCC__)
 #define RIDGELINE_HOST_VECTOR_MICRO_KERNEL 1
 
+// A vector of Vec from p and to p, any alignment: memcpy, which GCC and Clang emit as one unaligned vector
+// move. Every host kernel's vector loads and stores go through these two.
+template <class Vec, class T>
+inline Vec load_vec(const T* p) {
+  Vec r;
+  std::memcpy(&r, p, sizeof(Vec));
+  return r;
+}
+template <class Vec, class T>
+inline void store_vec(T* p, const Vec& v) {
+  std::memcpy(p, &v, sizeof(Vec));
+}
+
 #if !defined(__clang__)
 #define RIDGELINE_HOST_VECTOR_TRANSPOSE 1
 // W x W blocks of Acc transposed in registers, W = kSimdBytes / sizeof(Acc): log2 W stages of two-source
@@ -79,12 +92,8 @@ struct VectorMicroKernel {
     Vec v[TM][NV];
   };
 
-  static Vec load_vec(const Acc* p) {
-    Vec r;
-    std::memcpy(&r, p, sizeof(Vec));
-    return r;
-  }
-  static void store_vec(Acc* p, const Vec& v) { std::memcpy(p, &v, sizeof(Vec)); }
+  static Vec load_vec(const Acc* p) { return host::load_vec<Vec>(p); }
+  static void store_vec(Acc* p, const Vec& v) { host::store_vec(p, v); }
 
   static void zero(Accumulator& acc) {
     for (int i = 0; i < TM; ++i)

@@ -53,11 +53,7 @@ struct MultiVectorKernel {
 
   static constexpr std::size_t scratch_bytes() { return 0; }
 
-  static Vec load_vec(const T* p) {
-    Vec r;
-    std::memcpy(&r, p, sizeof(Vec));
-    return r;
-  }
+  static Vec load_vec(const T* p) { return host::load_vec<Vec>(p); }
 
   // One K block of a whole row block: held[p][r][j] += A(i0 + r W .., k) * op(B)(k, p kJB + j).
   void block_vectors(std::int64_t i0, std::int64_t k0, std::int64_t k1, int nv,
