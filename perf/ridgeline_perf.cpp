@@ -202,6 +202,7 @@ std::string tile_config_string(const ridgeline::TileConfig& t) {
     << " team " << t.team_size << "x" << t.vector_length << " stages " << t.stages << " scratch L"
     << t.scratch_level << " " << t.scratch_bytes << "B staging " << t.staging << " via " << t.pipeline;
   if (t.k_slices > 1) s << " split-K " << t.k_slices;
+  if (t.calling_thread) s << " on the calling thread";
   if (t.peel_m > 0) s << " bulk " << t.peel_m << "x" << t.peel_n << " + peeled edges";
   return s.str();
 }

@@ -1332,20 +1332,21 @@ void panel_kernel_cases(std::uint64_t seed) {
   using E = detail::GemmEntry<Cfg, detail::when::panels>;
   const std::int64_t m = Cfg::bm + Cfg::mc + Cfg::tm + 3, n = Cfg::bn + Cfg::tn + 5, k = Cfg::bk + 19;
   for (const char* t : {"NN", "NT", "TN", "TT"})
-    for (int slices : {1, 3})
+    for (int slices : {1, 3, 0})  // 0: the whole league on the calling thread
       for (double beta : {0.0, -0.5}) {
         auto A = make_matrix<T, Kokkos::LayoutLeft>("A", t[0] == 'T' ? k : m, t[0] == 'T' ? m : k);
         auto B = make_matrix<T, Kokkos::LayoutLeft>("B", t[1] == 'T' ? n : k, t[1] == 'T' ? k : n);
         const std::string what = std::to_string(Cfg::bm) + "x" + std::to_string(Cfg::bn) + " blocks, " +
-                                 std::to_string(slices) + " slices";
+                                 (slices > 0 ? std::to_string(slices) + " slices" : "on the calling thread");
         expect_direct_product<T>(
             t[0], t[1], A, B, m, n, 0.7, beta, seed += 3, what, [&](auto ca, auto cb, auto c, T al, T be) {
               const detail::KSplit split =
                   slices > 1 ? detail::split_k(k, Cfg::bk, slices) : detail::KSplit{1, k};
-              detail::with_entry_kernel<Exec, T, T, E>(
-                  detail::rows_contiguous(ca), !detail::rows_contiguous(cb), [&](auto kernel) {
-                    detail::launch_gemm<typename decltype(kernel)::type>(Exec(), ca, cb, c, al, be, split);
-                  });
+              detail::with_entry_kernel<Exec, T, T, E>(detail::rows_contiguous(ca),
+                                                       !detail::rows_contiguous(cb), [&](auto kernel) {
+                                                         detail::launch_gemm<typename decltype(kernel)::type>(
+                                                             Exec(), ca, cb, c, al, be, split, slices == 0);
+                                                       });
             });
       }
 }
@@ -1363,6 +1364,41 @@ void every_panel_entry() {
     });
   if (found == 0) GTEST_SKIP() << "no packed-panel entry in this table";
 }
+// Products of one block and at most the table's calling_thread_flops on a packed-panel entry run on the
+// calling thread, whole (no split, no peel); larger ones and other entries never do. Tables without the
+// threshold (the GPUs') never plan it.
+template <class T>
+void calling_thread_plans() {
+  constexpr double lim = detail::CallingThreadFlops<detail::Backend<Exec, T>>::value;
+  const T* p = nullptr;
+  const auto plan = [&](std::int64_t m, std::int64_t n, std::int64_t k) {
+    return detail::plan_gemm<Exec, T>(detail::Strided2D<const T>{p, m, k, 1, m},
+                                      detail::Strided2D<const T>{p, k, n, 1, k}, 2);
+  };
+  for (std::int64_t e : {7, 32, 64, 96, 97, 128, 512}) {
+    const detail::GemmPlan g = plan(e, e + 1, e);
+    const auto p = detail::GemmEntriesOf<Exec, T>::params(g.entry);
+    const bool want = lim > 0 && g.role == detail::GemmRole::panels &&
+                      detail::tiles_of(e, e + 1, p.bm, p.bn) == 1 && 2.0 * e * (e + 1) * e <= lim;
+    EXPECT_EQ(g.calling_thread, want) << e;
+    if (g.calling_thread) {
+      EXPECT_EQ(g.split.slices, 1) << e;
+      EXPECT_EQ(g.peel.m0, 0) << e;
+    }
+  }
+  if (lim > 0) {
+    // Just inside and just outside, by K.
+    const std::int64_t k_in = static_cast<std::int64_t>(lim / (2.0 * 40 * 40));
+    if (plan(40, 40, k_in).role == detail::GemmRole::panels) EXPECT_TRUE(plan(40, 40, k_in).calling_thread);
+    if (plan(40, 40, k_in + 1).role == detail::GemmRole::panels)
+      EXPECT_FALSE(plan(40, 40, k_in + 1).calling_thread);
+  }
+}
+TEST(GemmPlan, CallingThread) {
+  calling_thread_plans<float>();
+  calling_thread_plans<double>();
+}
+
 TEST(Gemm, PanelKernelFloat) {
   every_panel_entry<float>();
 }

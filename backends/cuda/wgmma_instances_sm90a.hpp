@@ -25,7 +25,7 @@
 #define RIDGELINE_WGMMA_GEMM_LAUNCH_OF(prefix, Kernel, T, TC, kAFastM, kBFastN)                             \
   prefix void launch_gemm<Kernel<Kokkos::Cuda, T, kAFastM, kBFastN, true, TC>, Kokkos::Cuda, T, TC, float>( \
       const Kokkos::Cuda&, const Strided2D<const T>&, const Strided2D<const T>&, const Strided2D<TC>&,      \
-      float, float, KSplit);
+      float, float, KSplit, bool);
 #define RIDGELINE_WGMMA_GEMM_LAUNCH(prefix, T, TC, kAFastM, kBFastN)                \
   RIDGELINE_WGMMA_GEMM_LAUNCH_OF(prefix, GemmPacketKernel, T, TC, kAFastM, kBFastN) \
   RIDGELINE_WGMMA_GEMM_LAUNCH_OF(prefix, GemmNarrowKernel, T, TC, kAFastM, kBFastN)
@@ -36,7 +36,7 @@
 #define RIDGELINE_WGMMA_TF32_LAUNCH(prefix)                                                 \
   prefix void launch_gemm<GemmTf32Kernel<Kokkos::Cuda>, Kokkos::Cuda, float, float, float>( \
       const Kokkos::Cuda&, const Strided2D<const float>&, const Strided2D<const float>&,    \
-      const Strided2D<float>&, float, float, KSplit);
+      const Strided2D<float>&, float, float, KSplit, bool);
 
 namespace ridgeline::detail {
 RIDGELINE_WGMMA_GEMM_INSTANCES(RIDGELINE_WGMMA_GEMM_EXTERN)

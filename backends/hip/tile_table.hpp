@@ -197,6 +197,12 @@ struct Tiles {
   using gemv_rows = GemvRowsTiles<T>;
   template <class T>
   using gemv_dot = GemvDotTiles<T>;
+  // Operands that cannot stage in 16-byte packets are copied aligned into the stream's workspace when M, N
+  // and K reach this (dispatch.hpp). The CUDA table's values, unmeasured here: the copies cost about
+  // (1/M + 1/N) of the product's time at the rates of either vendor's matrix units, where element staging
+  // would run the MFMA entries' K loops on scalar global loads.
+  template <class T>
+  static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
 };
 
 }  // namespace ridgeline::backends::hip

@@ -30,6 +30,7 @@
 #include <ridgeline/detail/gemm_epilogue.hpp>
 #include <ridgeline/detail/strided.hpp>
 #include <type_traits>
+#include <vector>
 
 namespace ridgeline::backends::host {
 
@@ -76,12 +77,32 @@ struct HostGemmPanels {
   static void store_vec(T* p, const Vec& v) { host::store_vec(p, v); }
 
   void operator()(const member_type& team) const {
-    const auto tile = detail::GemmTileOrigin::of<BM, BN, Cfg::group_m>(team.league_rank(), tiles_m, tiles_n,
-                                                                       k_slices, k_chunk, a.cols);
     auto scratch = team.team_scratch(Cfg::scratch_level);
     T* Ap = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * MC * KC, 64));  // MC / MR x (KC, MR)
     T* Bp = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kPanelsB * NR * KC, 64));  // kPanelsB x (KC, NR)
+    block(team.league_rank(), Ap, Bp);
+  }
+
+  // The whole league, one block after another, on the calling thread (the plan's calling_thread: products
+  // too small to repay a parallel launch), with the packed panels in a buffer of the thread's own.
+  void run_on_calling_thread(int league) const {
+    thread_local std::vector<T> buffer;
+    constexpr std::size_t kA = std::size_t(MC) * KC, kB = std::size_t(kPanelsB) * NR * KC;
+    constexpr std::size_t kAlign = 64 / sizeof(T);
+    if (buffer.size() < kA + kB + 2 * kAlign) buffer.resize(kA + kB + 2 * kAlign);
+    const auto aligned = [](T* p) {
+      return reinterpret_cast<T*>((reinterpret_cast<std::uintptr_t>(p) + 63) & ~std::uintptr_t(63));
+    };
+    T* Ap = aligned(buffer.data());
+    T* Bp = aligned(Ap + kA);
+    for (int r = 0; r < league; ++r) block(r, Ap, Bp);
+  }
+
+  // League rank r's block of C (and K slice), with its panels packed at Ap and Bp.
+  void block(int r, T* Ap, T* Bp) const {
+    const auto tile =
+        detail::GemmTileOrigin::of<BM, BN, Cfg::group_m>(r, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
     const int mb = static_cast<int>(std::min<std::int64_t>(BM, c.rows - tile.m0));
     const int nb = static_cast<int>(std::min<std::int64_t>(BN, c.cols - tile.n0));
     // Where this block's sums go: C itself, or its slice of the split-K partials.

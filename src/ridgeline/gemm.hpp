@@ -173,6 +173,7 @@ TileConfig describe_plan(const GemmPlan& plan) {
   if (plan.copy_aligned) t.staging = "packets (operands copied aligned)";
   if (plan.copy_a || plan.copy_b) t.staging = "packets (operands copied k-contiguous)";
   t.k_slices = plan.split.slices;
+  t.calling_thread = plan.calling_thread;
   t.peel_m = plan.peel.m0, t.peel_n = plan.peel.n0;
   t.transposed = plan.transposed;
   return t;

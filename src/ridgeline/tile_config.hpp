@@ -25,6 +25,7 @@ struct TileConfig {
                                    // "packets", "narrow", "small tiles", "tf32",
                                    // "multi-vector", "multi-vector dot", "few columns" (empty: not a call)
   int k_slices = 1;                // split-K slices for the shape asked about (1: none)
+  bool calling_thread = false;     // the call runs on the calling thread, with no parallel launch
   // Where thin M / N remainders are peeled off as their own products: the bulk is [0, peel_m) x
   // [0, peel_n) (0: no peeling).
   std::int64_t peel_m = 0, peel_n = 0;

@@ -367,11 +367,19 @@ Acc* lease_partials(WorkspaceLease<ExecSpace>& lease, KSplit split, std::int64_t
   }
 }
 
+// Kernels that can run their whole league on the calling thread (run_on_calling_thread: the host's packed
+// panels) where the plan says so.
+template <class Kernel, class = void>
+struct RunsOnCallingThread : std::false_type {};
+template <class Kernel>
+struct RunsOnCallingThread<Kernel, std::void_t<decltype(&Kernel::run_on_calling_thread)>> : std::true_type {};
+
 // Launches Kernel on C = alpha * op(A) * op(B) + beta * C, in split.slices K slices (the plan's
-// split; without room for the partials in the workspace, one).
+// split; without room for the partials in the workspace, one), or on the calling thread (the plan's
+// calling_thread, for kernels that can).
 template <class Kernel, class ExecSpace, class T, class TC, class Acc>
 void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split) {
+                 const Strided2D<TC>& c, Acc alpha, Acc beta, KSplit split, bool calling_thread = false) {
   using Cfg = typename Kernel::config;
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm;
   const std::int64_t tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
@@ -388,6 +396,15 @@ void launch_gemm(const ExecSpace& exec, const Strided2D<const T>& a, const Strid
     const typename Kernel::device_params host = f.make_device_params();
     params_lease.emplace(lease_workspace(exec));
     f.bind_device_params(params_lease->put(WorkSlot::kernel_params, &host, 1));
+  }
+  if constexpr (RunsOnCallingThread<Kernel>::value) {
+    if (calling_thread) {
+      exec.fence();  // what the instance ran before this call comes first, as with a launch
+      f.run_on_calling_thread(static_cast<int>(tiles_m * tiles_n));
+      return;
+    }
+  } else {
+    (void)calling_thread;
   }
   typename Kernel::policy_type policy(exec, static_cast<int>(tiles_m * tiles_n), Cfg::team_size,
                                       Cfg::vector_length);
@@ -616,13 +633,31 @@ inline bool tf32_stages_as_is(const Strided2D<const float>& x, bool a_side) {
 }
 
 // ---- the plan ----------------------------------------------------------------------------------
+// A table may name `calling_thread_flops`: packed-panel products of one block and at most that many flops
+// (2 M N K) run on the calling thread, with no parallel launch, which would cost more than it could save:
+// a block runs on one thread either way (host: the OpenMP fork and join). 0 or absent: never.
+template <class Be, class = void>
+struct CallingThreadFlops {
+  static constexpr double value = 0;
+};
+template <class Be>
+struct CallingThreadFlops<Be, std::void_t<decltype(Be::calling_thread_flops)>> {
+  static constexpr double value = Be::calling_thread_flops;
+};
+
 // Completes a plan once its entry (an index into ExecSpace's table for T) is chosen: the entry's role,
-// its peel and its K split for an M x N x K product on compute_units.
+// its peel and its K split for an M x N x K product on compute_units, or the calling thread.
 template <class ExecSpace, class T>
 void finish_plan(GemmPlan& plan, int entry, std::int64_t m, std::int64_t n, std::int64_t k,
                  std::int64_t compute_units) {
   const GemmEntryParams p = GemmEntriesOf<ExecSpace, T>::params(entry);
   plan.entry = entry, plan.role = p.role;
+  constexpr double kCallingThread = CallingThreadFlops<Backend<ExecSpace, T>>::value;
+  if (p.role == GemmRole::panels && tiles_of(m, n, p.bm, p.bn) == 1 &&
+      2.0 * double(m) * double(n) * double(k) <= kCallingThread) {
+    plan.calling_thread = true, plan.peel = {}, plan.split = KSplit{1, 0};
+    return;
+  }
   plan_peel_and_split(plan, p, m, n, k, compute_units, sizeof(AccumulatorType<T>));
 }
 
@@ -929,7 +964,7 @@ void launch_entry(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<c
       }
     } else {
       with_entry_kernel<ExecSpace, T, TC, E>(a_m, b_n, [&](auto kernel) {
-        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split);
+        launch_gemm<typename decltype(kernel)::type>(exec, a, b, c, al, be, plan.split, plan.calling_thread);
       });
     }
   });

@@ -478,6 +478,8 @@ struct GemmPlan {
   KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
   PeelPlan peel;                        // the bulk that runs alone; its remainders are planned as
                                         // products of their own when they run
+  bool calling_thread = false;          // runs on the calling thread, with no parallel launch (a host
+                                        // table's calling_thread_flops; never split or peeled)
 };
 
 // The rest of a plan once its entry is chosen: the peel (packet entries with more than one stage) and
