@@ -223,9 +223,10 @@ struct Tiles {
 #endif
   // Packed-panel products of one block and at most this many flops run on the calling thread
   // (dispatch.hpp): a block runs on one thread either way, and the OpenMP fork and join cost 4-5 us a call
-  // here with the default wait policy, 15-20 us with OMP_WAIT_POLICY=passive. Probe
-  // (perf/results/2026-12-05-host-<sha>/): 96^3 on the calling thread 1.39x (fp32) and 1.21x (fp64) the
-  // launch, 32^3 6.0x and 4.6x; 112^3 (four blocks) 0.72x and 0.77x.
+  // here with the default wait policy, 15-20 us with OMP_WAIT_POLICY=passive. Probe, two runs
+  // (perf/results/2026-12-05-host-ee02147/): on the calling thread 96^3 ran 1.39-1.46x (fp32) and
+  // 1.21-1.24x (fp64) as fast as launched, 32^3 6.0-6.9x and 4.6-4.9x; 112^3 (four blocks) 0.72-0.74x
+  // and 0.77x, so the bound stops at one block of the small panel entry.
   static constexpr double calling_thread_flops = 2.0 * 96 * 96 * 96;
   // Cores, for the plan's block-count conditions (when::panels_under).
   template <class Exec>
