@@ -578,12 +578,20 @@ def parse_table(paths, def_paths=()):
             entries[name] = {"name": name, "tparams": tparams if m.group("tparams") is not None else None,
                              "fields": fields, "bases": bases, "file": path, "primary": primary,
                              "line": src.count("\n", 0, m.start()) + 1}
+        # Integer constants at namespace scope (kWaveLanes in mfma_gfx90a.hpp), which fields may use.
+        for m in re.finditer(r"(?:inline\s+)?constexpr\s+(?:int|long|std::int64_t|std::size_t)\s+(\w+)\s*=\s*"
+                             r"(-?\d+)\s*;", src):
+            if not any(a <= m.start() < b for a, b in struct_spans):
+                NAMESPACE_CONSTANTS[m.group(1)] = int(m.group(2))
         for m in re.finditer(r"(template\s*<[^;{}]*>\s*)?using\s+(\w+)\s*=\s*([^;]+);", src):
             if not primary or m.group(1) or any(a <= m.start() < b for a, b in struct_spans):
                 continue
             aliases[m.group(2)] = m.group(3).strip()
     return entries, aliases
 
+
+# Integer constants defined at namespace scope in the parsed headers (parse_table fills it).
+NAMESPACE_CONSTANTS = {}
 
 TYPE_SIZES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2, "std::size_t": 8,
               "Kokkos::complex<double>": 16, "Kokkos::complex<float>": 8}
@@ -628,13 +636,30 @@ class Entry:
     def get(self, field, default=None):
         if field in self._cache:
             return self._cache[field]
-        decl = self._find(field)
-        if decl is None:
-            return default
-        self._cache[field] = None  # cycle guard
-        value = self._eval(decl["fields"][field], field)
-        self._cache[field] = value
-        return value
+        if field in self.decl["fields"]:
+            self._cache[field] = None  # cycle guard
+            value = self._eval(self.decl["fields"][field], field)
+            self._cache[field] = value
+            return value
+        # A base's field is evaluated in the base, bound to the template arguments this entry gives it
+        # (struct GemmTilesHalfMfma : MfmaEightWaves<GemmTilesHalfMfma<Inst>, Inst, 32, 8>), with this
+        # entry's own parameters substituted in them.
+        for base in self.decl["bases"]:
+            bname, bargs = split_template(base)
+            bname = bname.rsplit("::", 1)[-1]
+            if bname not in self.table:
+                continue
+            sub = Entry(self.table, bname, [self._substitute(a) for a in bargs], bname)
+            if sub.has(field):
+                value = sub.get(field, default)
+                self._cache[field] = value
+                return value
+        return default
+
+    def _substitute(self, arg):
+        """A template argument as this entry binds it: a parameter's bound value or type, else as written."""
+        a = arg.strip()
+        return self.bind[a][1] if a in self.bind else a
 
     def _eval(self, expr, field):
         text = expr.strip()
@@ -698,7 +723,12 @@ class Entry:
                 raw = self.bind[node.id][1]
                 raw = re.sub(r"^\(\w[\w\s]*\)", "", raw).rstrip("uUlL")
                 return {"true": True, "false": False}.get(raw, int(raw) if re.fullmatch(r"-?\d+", raw) else raw)
+            # Another field of this entry is evaluated with its own references: keep this expression's.
+            saved = getattr(self, "_refs", {})
             value = self.get(node.id)
+            self._refs = saved
+            if value is None:
+                value = NAMESPACE_CONSTANTS.get(node.id)
             if value is None:
                 raise ReportError("%s:%d: %s::%s = %s uses %s, which the script cannot resolve" % (
                     self.decl["file"], self.decl["line"], self.name, field, expr, node.id))

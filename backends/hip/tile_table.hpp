@@ -65,55 +65,45 @@ struct GemmTilesFp64Mfma {
   static constexpr bool matrix_unit = true;
 };
 
-// FP32, v_mfma_f32_32x32x2f32 (the matrix cores double MI250X's FP32 vector rate). 128 x 128 team tile,
-// eight waves of 64 x 32 (2 x 1 instructions: 32 accumulators per lane), K steps of 16 (eight k slices).
-// The 32 x 32 form reads one value per lane per operand, half as many LDS reads per flop as 16x16x4f32,
-// and a half-wave's 32 consecutive floats cover the 32 banks once. LDS: two stages of 16 x (132 + 132)
-// floats, 34 KB, one team per CU: 8 waves, 2 per SIMD, 256 registers per lane. Per k slice a wave issues
-// 2 MFMAs (64 cycles each) against 3 LDS reads of 256 bytes: 24 B per clock per CU at full rate. pad 4:
-// 16-byte packet staging (4 values per thread per operand and K step). The first forms, four waves of
-// 64 x 64 (64 accumulators), spilled: 5-113 VGPRs at 3 waves per SIMD (168 registers) in every kernel, and
-// at 2 waves 6-8 VGPRs in the grouped GEMM's league (scripts/hip_code_objects.py on the HIP test binaries,
-// 2026-12-05).
-struct GemmTilesFp32Mfma {
-  static constexpr int bm = 128, bn = 128, bk = 16;
+// The FP32 and 16-bit entries: a 128 x 128 team tile of eight waves of 64 x 32 (2 x 1 instructions of
+// 32 x 32, 32 accumulators per lane), K steps of kBk, one team per CU: 8 waves, 2 per SIMD, 256 registers
+// per lane. kPad keeps each k line 16-byte aligned for packet staging.
+template <class Self, class Inst, int kBk, int kPad>
+struct MfmaEightWaves {
+  static constexpr int bm = 128, bn = 128, bk = kBk;
   static constexpr int wave_m = 64, wave_n = 32;
-  static constexpr int tm = 32, tn = 1;  // (64 / 32) x 16 rows, 32 / 32 columns
+  static constexpr int tm = (wave_m / Inst::kS) * Inst::kDR, tn = wave_n / Inst::kS;  // 32 x 1 per lane
   static constexpr int fm = 1, fn = 1;
-  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int pad_a = kPad, pad_b = kPad;
   static constexpr int team_size = 512, vector_length = 1, stages = 2, min_blocks = 1;
   static constexpr int waves_per_simd = 2;
   static constexpr int scratch_level = 0, group_m = 8;
   template <class T, class Acc>
-  using micro_kernel = MfmaMicroKernel<GemmTilesFp32Mfma, T, Acc, MfmaF32x32x32x2>;
-  static constexpr const char* micro_kernel_name = "mfma-f32-32x32x2";
-  static constexpr bool matrix_unit = true;
-};
-
-// FP16 and BF16 in, FP32 accumulate: v_mfma_f32_32x32x8f16 and v_mfma_f32_32x32x8bf16_1k. 128 x 128 team
-// tile, eight waves of 64 x 32 (2 x 1 instructions, 32 accumulators per lane), K steps of 32 (four k slices
-// of 8). LDS: two stages of 32 x (136 + 136) 16-bit values, 35 KB, one team per CU: 8 waves, 2 per SIMD,
-// 256 registers per lane. The first form, four waves of 64 x 64 at two teams per CU (K steps of 16), took
-// 216-226 VGPRs for gfx90a and spilled 6-24 for gfx940 at the same budget (scripts/hip_code_objects.py on
-// tests/hip_mfma_kernels.cpp, 2026-12-05); this one took 159-183 and 214-235, no spills. Each lane reads
-// its four k values from four k lines (mfma_gfx90a.hpp): 12 two-byte LDS reads per 2 MFMAs of 64 cycles,
-// 48 B per clock per CU at full rate, where a k-contiguous layout would need 3 reads. pad 8: 16-byte
-// packet staging (8 values per thread per operand and K step).
-template <class Inst>
-struct GemmTilesHalfMfma {
-  static constexpr int bm = 128, bn = 128, bk = 32;
-  static constexpr int wave_m = 64, wave_n = 32;
-  static constexpr int tm = 32, tn = 1;  // (64 / 32) x 16 rows, 32 / 32 columns
-  static constexpr int fm = 1, fn = 1;
-  static constexpr int pad_a = 8, pad_b = 8;
-  static constexpr int team_size = 512, vector_length = 1, stages = 2, min_blocks = 1;
-  static constexpr int waves_per_simd = 2;
-  static constexpr int scratch_level = 0, group_m = 8;
-  template <class T, class Acc>
-  using micro_kernel = MfmaMicroKernel<GemmTilesHalfMfma, T, Acc, Inst>;
+  using micro_kernel = MfmaMicroKernel<Self, T, Acc, Inst>;
   static constexpr const char* micro_kernel_name = Inst::name;
   static constexpr bool matrix_unit = true;
 };
+
+// FP32, v_mfma_f32_32x32x2f32 (the matrix cores double MI250X's FP32 vector rate), K steps of 16 (eight k
+// slices). The 32 x 32 form reads one value per lane per operand, half as many LDS reads per flop as
+// 16x16x4f32, and a half-wave's 32 consecutive floats cover the 32 banks once. LDS: two stages of
+// 16 x (132 + 132) floats, 34 KB. Per k slice a wave issues 2 MFMAs (64 cycles each) against 3 LDS reads of
+// 256 bytes: 24 B per clock per CU at full rate. pad 4 (4 values per thread per operand and K step). The
+// first forms, four waves of 64 x 64 (64 accumulators), spilled: 5-113 VGPRs at 3 waves per SIMD (168
+// registers) in every kernel, and at 2 waves 6-8 VGPRs in the grouped GEMM's league
+// (scripts/hip_code_objects.py on the HIP test binaries, 2026-12-05;
+// perf/results/2026-12-05-gfx90a-c1a58e8/).
+struct GemmTilesFp32Mfma : MfmaEightWaves<GemmTilesFp32Mfma, MfmaF32x32x32x2, 16, 4> {};
+
+// FP16 and BF16 in, FP32 accumulate: v_mfma_f32_32x32x8f16 and v_mfma_f32_32x32x8bf16_1k, K steps of 32
+// (four k slices of 8). LDS: two stages of 32 x (136 + 136) 16-bit values, 35 KB. The first form, four
+// waves of 64 x 64 at two teams per CU (K steps of 16), took 216-226 VGPRs for gfx90a and spilled 6-24 for
+// gfx940 at the same budget (tests/hip_mfma_kernels.cpp); this one took 153-228 and 214-235, no spills.
+// Each lane reads its four k values from four k lines (mfma_gfx90a.hpp): 12 two-byte LDS reads per 2 MFMAs
+// of 64 cycles, 48 B per clock per CU at full rate, where a k-contiguous layout would need 3 reads. pad 8
+// (8 values per thread per operand and K step).
+template <class Inst>
+struct GemmTilesHalfMfma : MfmaEightWaves<GemmTilesHalfMfma<Inst>, Inst, 32, 8> {};
 using GemmTilesF16Mfma = GemmTilesHalfMfma<MfmaF16x32x32x8>;
 using GemmTilesBf16Mfma = GemmTilesHalfMfma<MfmaBf16x32x32x8>;
 
