@@ -19,7 +19,8 @@
 #      (29.8 + 28.7 + 33.0 + 23.2 + 85.2 CPU s at 9ec1248), and the tests' own code does not depend on the route
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere), and the
 #      MFMA entries' kernels for gfx940 as well, then scripts/hip_code_objects.py on them (MFMA in K loops,
-#      spills, claimed occupancy; static estimates)
+#      spills, claimed occupancy; static estimates), and twice more to show that its spill and occupancy
+#      checks fail where they must (no baseline; claims of 8 waves per SIMD): 10 s in all
 #   Step 4 sets RIDGELINE_DISPATCH_INSTANCES=OFF: its few test files compile the dispatch themselves, which
 #   costs less than the library's seven instance files (HIP: about 400 against 600 s of compile;
 #   perf/results/2026-12-02-host-9ec1248/); the other steps build it ON.
@@ -126,6 +127,30 @@ if has hip; then
     "$root"/build/hip/tests/test_{gemm,gemm_batched,gemv,validation}_hip \
     "$root/build/hip/apps/ridgeline/libridgeline_cli.a" \
     "$root/build/hip/tests/CMakeFiles/hip_mfma_kernels.dir/hip_mfma_kernels.cpp.o"
+  say "HIP code objects: the report's checks can fail"
+  # Without the baseline, the complex GEMV dot kernels it lists must fail the spill check; with every
+  # occupancy claim of the table raised to 8 waves per SIMD, the MFMA entries must fail theirs. Exit status
+  # 1 is a failed check (2 would be a report that could not be made).
+  hip_tmp=$(mktemp -d)
+  : >"$hip_tmp/no-baseline.txt"
+  cp -r "$root/backends/hip" "$hip_tmp/hip"
+  sed -i 's/waves_per_simd = [0-9]*;/waves_per_simd = 8;/' "$hip_tmp/hip/tile_table.hpp"
+  hip_rc=0
+  python3 "$root/scripts/hip_code_objects.py" --spill-baseline "$hip_tmp/no-baseline.txt" \
+    "$root/build/hip/tests/test_gemv_hip" >/dev/null 2>&1 || hip_rc=$?
+  if [ "$hip_rc" -ne 1 ]; then
+    echo "hip_code_objects.py without a spill baseline exited $hip_rc, not 1 (a failed spill check)" >&2
+    exit 1
+  fi
+  hip_rc=0
+  python3 "$root/scripts/hip_code_objects.py" --table "$hip_tmp/hip/tile_table.hpp" \
+    --spill-baseline "$root/scripts/hip_code_objects_spill_baseline.txt" \
+    "$root/build/hip/tests/test_validation_hip" >/dev/null 2>&1 || hip_rc=$?
+  if [ "$hip_rc" -ne 1 ]; then
+    echo "hip_code_objects.py with claims of 8 waves per SIMD exited $hip_rc, not 1 (a failed claim)" >&2
+    exit 1
+  fi
+  rm -rf "$hip_tmp"
 fi
 if has kokkos5; then
   say "Kokkos 5.2: compile gate, then the host GoogleTest suite run on it (OpenMP)"
