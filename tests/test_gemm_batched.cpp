@@ -111,7 +111,12 @@ std::vector<HostMatrix> run_batched(const BatchCase& c, const std::string& want_
   const char tra[2] = {c.ta, 0}, trb[2] = {c.tb, 0};
   if (!want_path.empty()) {
     const std::string path = ridgeline::gemm_batched_config(Exec(), tra, trb, A, B, c.bl);
-    EXPECT_EQ(path.rfind(want_path, 0), 0u) << describe(c) << " ran " << path;
+    // Where the table has a packed-panel batched entry (the host's), batches of at least as many matrices
+    // as threads that would take the tiles take the panels instead.
+    const bool panels = want_path == "tiles" && !std::is_void_v<detail::BatchedPanelsCfgOf<Exec, T>> &&
+                        c.count >= std::int64_t(Exec().concurrency());
+    const std::string want = panels ? "panels" : want_path;
+    EXPECT_EQ(path.rfind(want, 0), 0u) << describe(c) << " ran " << path;
   }
   using S = detail::GemmScalar<decltype(A)>;
   ridgeline::gemm_batched(Exec(), tra, trb, static_cast<S>(c.alpha), A, B, static_cast<S>(c.beta), C, c.bl);
@@ -452,7 +457,10 @@ void run_gemv_batched(std::int64_t count, std::int64_t m, std::int64_t n, char t
       std::string("gemv_batched ") + trans + " " + std::to_string(count) + " x " + std::to_string(m) + "x" +
       std::to_string(n) + (bl == BL::left ? " batch first" : " batch last") + " beta=" + std::to_string(beta);
   const std::string path = ridgeline::gemv_batched_config(Exec(), tr, A, x, bl);
-  EXPECT_EQ(path.rfind(want_path, 0), 0u) << what << " ran " << path;
+  // As for gemm_batched (run_batched): the panels where the table has them and the batch is large enough.
+  const bool panels = want_path == "tiles" && !std::is_void_v<detail::BatchedPanelsCfgOf<Exec, T>> &&
+                      count >= std::int64_t(Exec().concurrency());
+  EXPECT_EQ(path.rfind(panels ? "panels" : want_path, 0), 0u) << what << " ran " << path;
   using S = detail::GemmScalar<decltype(A)>;
   ridgeline::gemv_batched(Exec(), tr, static_cast<S>(alpha), A, x, static_cast<S>(beta), y, bl);
   Kokkos::fence();
@@ -774,13 +782,20 @@ TEST(GemmBatchedPlan, PathsAtTheirEdges) {
                         std::int64_t pad = 0) {
     return detail::plan_gemm_batched<Exec, double>(batch(count, m, k, pad), batch(count, k, n, pad), cu, 4);
   };
+  // Past the small path: the packed panels (each matrix whole on one thread) where the table has them and
+  // the batch has at least as many matrices as threads (4 here), else one league of tiles.
+  const auto past_small = std::is_void_v<detail::BatchedPanelsCfgOf<Exec, double>>
+                              ? detail::BatchedPath::tiles
+                              : detail::BatchedPath::panels;
   EXPECT_EQ(plan(1000, e, e, e, 100).path, detail::BatchedPath::small);
-  EXPECT_EQ(plan(1000, e + 1, e, e, 100).path, detail::BatchedPath::tiles);
-  EXPECT_EQ(plan(1000, e, e, e + 1, 100).path, detail::BatchedPath::tiles);
+  EXPECT_EQ(plan(1000, e + 1, e, e, 100).path, past_small);
+  EXPECT_EQ(plan(1000, e, e, e + 1, 100).path, past_small);
+  EXPECT_EQ(plan(4, e + 1, e, e, 100).path, past_small);
+  EXPECT_EQ(plan(3, e + 1, e, e, 100).path, detail::BatchedPath::tiles);
   EXPECT_EQ(plan(2, 4096, 4096, 64, 100).path, detail::BatchedPath::tiles);
   // A batch stride that leaves matrix 1 misaligned keeps every matrix off the packet entry.
   using L = detail::GemmBatchedEntriesOf<Exec, double>;
-  const int aligned = plan(8, 64, 64, 64, 100).entry, odd = plan(8, 64, 64, 64, 100, 1).entry;
+  const int aligned = plan(2, 64, 64, 64, 100).entry, odd = plan(2, 64, 64, 64, 100, 1).entry;
   EXPECT_EQ(L::params(odd).needs_packets, false);
   if (L::params(aligned).needs_packets) EXPECT_NE(aligned, odd);
   // Matrices per team: one each while the batch is below the team slots, more beyond, capped by the

@@ -203,6 +203,12 @@ struct Tiles {
   // one matrix, the batch spread over the cores.
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
+  // Batches of at least as many matrices as threads, past the small path, run each matrix whole on one
+  // thread of a parallel loop over the batch, on the small panel entry (dispatch_batched.hpp), as a loop of
+  // single-threaded BLAS calls does: the tile league ran 0.13-0.76 of such an OpenBLAS loop for n = 32 ..
+  // 256 (perf/results/2026-12-05-host-1cbe803/). void (complex types): never.
+  template <class T>
+  using gemm_batched_panels = SmallPanelEntryOf<T>;
   template <class T>
   using gemm_batched_entries = tile_entries<T>;
   // Complex products from 32 on (M, N and K) run as one real product on the real entries

@@ -180,6 +180,9 @@ std::string batched_config_text(const BatchedPlan& plan) {
     GemmBatchedEntriesOf<ExecSpace, T>::visit(
         plan.entry, [&](auto e) { s += ": " + describe_gemm_cfg<typename decltype(e)::Cfg>(); });
   }
+  if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>) {
+    if (plan.path == BatchedPath::panels) s += ": " + describe_gemm_cfg<BatchedPanelsCfgOf<ExecSpace, T>>();
+  }
   return s;
 }
 
@@ -224,6 +227,16 @@ TileConfig gemm_batched_tile_config(const ExecSpace& exec, const char* transA, c
     });
     t.entry = "batched tiles (one league)";
     return t;
+  }
+  if constexpr (!std::is_void_v<detail::BatchedPanelsCfgOf<ExecSpace, T>>) {
+    if (plan.path == detail::BatchedPath::panels) {
+      using Cfg = detail::BatchedPanelsCfgOf<ExecSpace, T>;
+      using Kernel = detail::GemmKernelFor<ExecSpace, Cfg, T, true, false, false>;
+      t = detail::describe_tile_config<Cfg, Kernel, ExecSpace, T>(false);
+      t.entry = "batched panels (each matrix whole on one thread)";
+      t.calling_thread = true;
+      return t;
+    }
   }
   using Small = detail::BatchedSmallCfgOf<ExecSpace, T>;
   t.bm = static_cast<int>(a.rows), t.bn = static_cast<int>(b.cols), t.bk = static_cast<int>(a.cols);

@@ -27,6 +27,20 @@ template <class ExecSpace, class T>
 using GemmBatchedEntriesOf = typename Backend<ExecSpace, T>::template gemm_batched_entries<T>;
 template <class ExecSpace, class T>
 using BatchedSmallCfgOf = typename Backend<ExecSpace, T>::template gemm_batched_small<T>;
+// A table may name gemm_batched_panels<T>: a packed-panel entry whose kernel runs whole products on the
+// calling thread (run_on_calling_thread). Batches past the small path with at least as many matrices as
+// the exec's threads then run each matrix whole on one thread of a parallel loop over the batch (void or
+// absent: never).
+template <class Be, class T, class = void>
+struct BatchedPanelsOf {
+  using type = void;
+};
+template <class Be, class T>
+struct BatchedPanelsOf<Be, T, std::void_t<typename Be::template gemm_batched_panels<T>>> {
+  using type = typename Be::template gemm_batched_panels<T>;
+};
+template <class ExecSpace, class T>
+using BatchedPanelsCfgOf = typename BatchedPanelsOf<Backend<ExecSpace, T>, T>::type;
 
 // Whether every matrix of x stages in 16-byte packets as matrix 0 does: the batch stride keeps each
 // one's origin aligned.
@@ -51,6 +65,12 @@ BatchedPlan plan_gemm_batched(const StridedBatch<const T>& a, const StridedBatch
         m, n, k, sizeof(T), sizeof(AccumulatorType<T>), Small::scratch_bytes, Small::max_per_team, a.count,
         compute_units > 0 ? compute_units * Small::min_blocks : concurrency);
     return plan;
+  }
+  if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>) {
+    if (a.count >= concurrency) {
+      plan.path = BatchedPath::panels;
+      return plan;
+    }
   }
   using L = GemmBatchedEntriesOf<ExecSpace, T>;
   static_assert(L::size > 0, "a backend's gemm_batched_entries needs at least its general entry");
@@ -191,6 +211,33 @@ void launch_batched_tiles(const ExecSpace& exec, const StridedBatch<const T>& a,
   }
 }
 
+// The panels path: each matrix whole on one thread (its kernel's run_on_calling_thread), a parallel loop
+// over the batch. Cfg is the table's gemm_batched_panels entry.
+template <class Cfg, class ExecSpace, class T, class TC, class Acc>
+void launch_batched_panels(const ExecSpace& exec, const StridedBatch<const T>& a,
+                           const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc alpha, Acc beta) {
+  using E = GemmEntry<Cfg, when::panels>;
+  const bool a_m = rows_contiguous(a.first()), b_n = !rows_contiguous(b.first());
+  with_entry_kernel<ExecSpace, T, TC, E>(a_m, b_n, [&](auto kernel) {
+    using Kernel = typename decltype(kernel)::type;
+    static_assert(RunsOnCallingThread<Kernel>::value, "a batched panels entry runs on the calling thread");
+    const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm, tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
+    require_int_range(tiles_m * tiles_n, "number of C blocks per matrix", "gemm_batched");
+    Kernel f;
+    f.a = a.first(), f.b = b.first(), f.c = c.first(), f.alpha = alpha, f.beta = beta;
+    f.tiles_m = static_cast<int>(tiles_m), f.tiles_n = static_cast<int>(tiles_n);
+    const int blocks = static_cast<int>(tiles_m * tiles_n);
+    const std::int64_t as = a.bs, bs = b.bs, cs = c.bs;
+    Kokkos::parallel_for("ridgeline::gemm_batched panels",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, c.count),
+                         [=](std::int64_t g) {
+                           Kernel k = f;
+                           k.a.data += g * as, k.b.data += g * bs, k.c.data += g * cs;
+                           k.run_on_calling_thread(blocks);
+                         });
+  });
+}
+
 // The plan's tile entry, in the operands' orientation.
 template <class ExecSpace, class T, class TC, class Acc>
 void launch_batched_entry(const ExecSpace& exec, int entry, const StridedBatch<const T>& a,
@@ -216,6 +263,10 @@ void gemm_batched_dispatch(const ExecSpace& exec, const StridedBatch<const T>& a
       return;
     case BatchedPath::tiles:
       launch_batched_entry(exec, plan.entry, a, b, c, alpha, beta);
+      return;
+    case BatchedPath::panels:
+      if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>)
+        launch_batched_panels<BatchedPanelsCfgOf<ExecSpace, T>>(exec, a, b, c, alpha, beta);
       return;
   }
 }

@@ -125,7 +125,8 @@ bool append_grouped_launch(GroupedTable& table, const ExecSpace& exec, const std
     g.first = reinterpret_cast<const int*>(base + at_first);
     g.count = count;
     typename League::policy_type policy(exec, league, Cfg::team_size, Shape::vector_length);
-    require_fits(policy, g, Shape::scratch_level, scratch_bytes, Cfg::team_size, "gemm_grouped", what, lifted);
+    require_fits(policy, g, Shape::scratch_level, scratch_bytes, Cfg::team_size, "gemm_grouped", what,
+                 lifted);
     policy.set_scratch_size(Shape::scratch_level, Kokkos::PerTeam(scratch_bytes));
     Kokkos::parallel_for("ridgeline::gemm_grouped", policy, g);
     if constexpr (kTiles) after_launch<League, Cfg>(exec);
@@ -161,7 +162,7 @@ void gemm_grouped_dispatch(const ExecSpace& exec, const std::vector<StridedBatch
       }
       appended =
           append_grouped_launch<false>(table, exec, fs, teams, bytes, 0, "small matrices, several per team");
-    } else {
+    } else if (l.path == BatchedPath::tiles) {
       GemmBatchedEntriesOf<ExecSpace, T>::visit(l.entry, [&](auto e) {
         with_entry_kernel<ExecSpace, T, TC, decltype(e)>(l.a_m, l.b_n, [&](auto kernel) {
           using Kernel = typename decltype(kernel)::type;

@@ -20,13 +20,15 @@
 
 namespace ridgeline::detail {
 
-enum class BatchedPath { small, tiles };
+enum class BatchedPath { small, tiles, panels };
 inline const char* batched_path_name(BatchedPath p) {
   switch (p) {
     case BatchedPath::small:
       return "small (matrices per team)";
     case BatchedPath::tiles:
       return "tiles (one league)";
+    case BatchedPath::panels:
+      return "panels (each matrix whole on one thread)";
   }
   return "?";
 }
