@@ -1377,9 +1377,9 @@ void calling_thread_plans() {
   };
   for (std::int64_t e : {7, 32, 64, 96, 97, 128, 512}) {
     const detail::GemmPlan g = plan(e, e + 1, e);
-    const auto p = detail::GemmEntriesOf<Exec, T>::params(g.entry);
+    const auto entry = detail::GemmEntriesOf<Exec, T>::params(g.entry);
     const bool want = lim > 0 && g.role == detail::GemmRole::panels &&
-                      detail::tiles_of(e, e + 1, p.bm, p.bn) == 1 && 2.0 * e * (e + 1) * e <= lim;
+                      detail::tiles_of(e, e + 1, entry.bm, entry.bn) == 1 && 2.0 * e * (e + 1) * e <= lim;
     EXPECT_EQ(g.calling_thread, want) << e;
     if (g.calling_thread) {
       EXPECT_EQ(g.split.slices, 1) << e;

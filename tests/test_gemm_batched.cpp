@@ -97,6 +97,15 @@ std::string describe(const BatchCase& c) {
   return s.str();
 }
 
+// The path a case of `count` matrices names: where the table has a packed-panel batched entry (the host's),
+// batches of at least as many matrices as threads that would take the tiles take the panels instead.
+template <class T>
+std::string path_for(const std::string& want_path, std::int64_t count) {
+  const bool panels = want_path == "tiles" && !std::is_void_v<detail::BatchedPanelsCfgOf<Exec, T>> &&
+                      count >= std::int64_t(Exec().concurrency());
+  return panels ? "panels" : want_path;
+}
+
 // Runs the case and checks every element of every C_g; returns C for rerun comparisons.
 template <class T, class TC, class LA, class LB, class LC>
 std::vector<HostMatrix> run_batched(const BatchCase& c, const std::string& want_path = "") {
@@ -111,11 +120,7 @@ std::vector<HostMatrix> run_batched(const BatchCase& c, const std::string& want_
   const char tra[2] = {c.ta, 0}, trb[2] = {c.tb, 0};
   if (!want_path.empty()) {
     const std::string path = ridgeline::gemm_batched_config(Exec(), tra, trb, A, B, c.bl);
-    // Where the table has a packed-panel batched entry (the host's), batches of at least as many matrices
-    // as threads that would take the tiles take the panels instead.
-    const bool panels = want_path == "tiles" && !std::is_void_v<detail::BatchedPanelsCfgOf<Exec, T>> &&
-                        c.count >= std::int64_t(Exec().concurrency());
-    const std::string want = panels ? "panels" : want_path;
+    const std::string want = path_for<T>(want_path, c.count);
     EXPECT_EQ(path.rfind(want, 0), 0u) << describe(c) << " ran " << path;
   }
   using S = detail::GemmScalar<decltype(A)>;
@@ -457,10 +462,7 @@ void run_gemv_batched(std::int64_t count, std::int64_t m, std::int64_t n, char t
       std::string("gemv_batched ") + trans + " " + std::to_string(count) + " x " + std::to_string(m) + "x" +
       std::to_string(n) + (bl == BL::left ? " batch first" : " batch last") + " beta=" + std::to_string(beta);
   const std::string path = ridgeline::gemv_batched_config(Exec(), tr, A, x, bl);
-  // As for gemm_batched (run_batched): the panels where the table has them and the batch is large enough.
-  const bool panels = want_path == "tiles" && !std::is_void_v<detail::BatchedPanelsCfgOf<Exec, T>> &&
-                      count >= std::int64_t(Exec().concurrency());
-  EXPECT_EQ(path.rfind(panels ? "panels" : want_path, 0), 0u) << what << " ran " << path;
+  EXPECT_EQ(path.rfind(path_for<T>(want_path, count), 0), 0u) << what << " ran " << path;
   using S = detail::GemmScalar<decltype(A)>;
   ridgeline::gemv_batched(Exec(), tr, static_cast<S>(alpha), A, x, static_cast<S>(beta), y, bl);
   Kokkos::fence();

@@ -221,19 +221,14 @@ void launch_batched_panels(const ExecSpace& exec, const StridedBatch<const T>& a
   with_entry_kernel<ExecSpace, T, TC, E>(a_m, b_n, [&](auto kernel) {
     using Kernel = typename decltype(kernel)::type;
     static_assert(RunsOnCallingThread<Kernel>::value, "a batched panels entry runs on the calling thread");
-    const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm, tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
-    require_int_range(tiles_m * tiles_n, "number of C blocks per matrix", "gemm_batched");
-    Kernel f;
-    f.a = a.first(), f.b = b.first(), f.c = c.first(), f.alpha = alpha, f.beta = beta;
-    f.tiles_m = static_cast<int>(tiles_m), f.tiles_n = static_cast<int>(tiles_n);
-    const int blocks = static_cast<int>(tiles_m * tiles_n);
-    const std::int64_t as = a.bs, bs = b.bs, cs = c.bs;
+    // The tiles path's set-up: the kernel for matrix 0, the batch strides and the blocks per matrix.
+    const GemmBatchedTiles<Kernel> f = make_batched_tiles<Kernel>(a, b, c, alpha, beta, "gemm_batched");
     Kokkos::parallel_for("ridgeline::gemm_batched panels",
                          Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, c.count),
                          [=](std::int64_t g) {
-                           Kernel k = f;
-                           k.a.data += g * as, k.b.data += g * bs, k.c.data += g * cs;
-                           k.run_on_calling_thread(blocks);
+                           Kernel k = f.k;
+                           k.a.data += g * f.a_step, k.b.data += g * f.b_step, k.c.data += g * f.c_step;
+                           k.run_on_calling_thread(f.tiles);
                          });
   });
 }
