@@ -1350,6 +1350,56 @@ void panel_kernel_cases(std::uint64_t seed) {
             });
       }
 }
+// A packed-panel entry's blocks that it multiplies in place (Cfg::in_place_bytes, gemm_panels.hpp): op(B)
+// read where it lies in every orientation, op(A) too where its rows are contiguous (N), from subviews
+// whose leading dimensions pass their extents; micro-panels of op(A) cut short (M off MR), last micro-tiles
+// of 1 to NR columns (each tail width), whole blocks on the calling thread and K slices each in place; the
+// bound by K just inside and just outside, both computed. Beta zero on a poisoned C, and not.
+template <class T, class Cfg>
+void panel_in_place_cases(std::uint64_t seed) {
+  using E = detail::GemmEntry<Cfg, detail::when::panels>;
+  const std::int64_t k_in = Cfg::in_place_bytes / (std::int64_t(sizeof(T)) * (Cfg::bm + Cfg::bn));
+  struct Shape {
+    std::int64_t m, n, k;
+    int slices, in_place;  // in_place: what reads_in_place must say for the first block (-1: not checked)
+  };
+  std::vector<Shape> shapes = {{Cfg::bm, Cfg::bn, k_in, 0, 1},
+                               {Cfg::bm, Cfg::bn, k_in + 1, 0, 0},
+                               {Cfg::tm, 5, 3 * Cfg::bk - 5, 3, -1}};
+  for (std::int64_t m : {std::int64_t(3), std::int64_t(Cfg::tm), std::int64_t(2 * Cfg::tm + 5)})
+    for (std::int64_t n : {1, 4, 7, Cfg::tn, Cfg::tn + 9}) shapes.push_back({m, n, 37, 0, 1});
+  for (const Shape& sh : shapes)
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (double beta : {0.0, -0.5}) {
+        const bool a_t = t[0] == 'T', b_t = t[1] == 'T';
+        const std::int64_t ar = a_t ? sh.k : sh.m, br = b_t ? sh.n : sh.k;
+        auto bigA = make_matrix<T, Kokkos::LayoutLeft>("A", odd_above(ar), a_t ? sh.m : sh.k);
+        auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", odd_above(br), b_t ? sh.k : sh.n);
+        auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
+        auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, br), Kokkos::ALL());
+        const std::string what = std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
+                                 std::to_string(sh.k) +
+                                 (sh.slices > 1 ? " in slices" : " on the calling thread");
+        expect_direct_product<T>(
+            t[0], t[1], A, B, sh.m, sh.n, 0.7, beta, seed += 3, what,
+            [&](auto ca, auto cb, auto c, T al, T be) {
+              const detail::KSplit split =
+                  sh.slices > 1 ? detail::split_k(sh.k, Cfg::bk, sh.slices) : detail::KSplit{1, sh.k};
+              if (sh.slices > 1) {
+                EXPECT_EQ(split.slices, sh.slices) << what;
+              }
+              detail::with_entry_kernel<Exec, T, T, E>(
+                  detail::rows_contiguous(ca), !detail::rows_contiguous(cb), [&](auto kernel) {
+                    using K = typename decltype(kernel)::type;
+                    const std::int64_t mb = std::min<std::int64_t>(sh.m, Cfg::bm);
+                    const std::int64_t nb = std::min<std::int64_t>(sh.n, Cfg::bn);
+                    if (sh.in_place >= 0)
+                      EXPECT_EQ(K::reads_in_place(mb, nb, sh.k), sh.in_place == 1) << what;
+                    detail::launch_gemm<K>(Exec(), ca, cb, c, al, be, split, sh.slices == 0);
+                  });
+            });
+      }
+}
 // Every entry of the table with the packed-panel role (none on device tables: the cases are then never
 // instantiated).
 template <class T>
@@ -1359,8 +1409,11 @@ void every_panel_entry() {
   for (int i = 0; i < L::size; ++i)
     L::visit(i, [&](auto e) {
       using E = decltype(e);
-      if constexpr (E::When::role == detail::GemmRole::panels)
+      if constexpr (E::When::role == detail::GemmRole::panels) {
         panel_kernel_cases<T, typename E::Cfg>(9990 + 100 * found++);
+        if constexpr (E::Cfg::in_place_bytes > 0)
+          panel_in_place_cases<T, typename E::Cfg>(19990 + 100 * found);
+      }
     });
   if (found == 0) GTEST_SKIP() << "no packed-panel entry in this table";
 }

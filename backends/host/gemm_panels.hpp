@@ -17,6 +17,12 @@
 //           on the first K step (beta == 0 never reads C), C += alpha * acc after it
 //   K slices > 1: the same into slice s of the workspace (beta 0), which split_k_reduce sums.
 //
+// Small blocks (Cfg::in_place_bytes: op(A) and op(B) of the block's whole K range at most that many bytes)
+// skip the packing: the micro-kernel reads op(B) where it lies, and op(A) too where its rows are contiguous
+// (column-major A, a.rs == 1) and a micro-panel is whole; packing there is copying what already sits in L1,
+// an O(n^2) pass that a one-block product cannot amortize (at 64^3 about a fifth of the call). A
+// micro-tile past N computes only the columns it needs, in steps of 4 (reads_in_place, tail_columns).
+//
 // Vectors run down C's columns (MR = 2 W), so a micro-tile's update of a column-major C is whole-vector
 // loads and stores. Packing copies op(A) and op(B) whatever their strides: unit-stride lines go as vector
 // copies, lines across the packed direction through W x W in-register transposes (VectorTranspose, GCC),
@@ -110,6 +116,12 @@ struct HostGemmPanels {
     TC* const out = partial ? work + std::int64_t(tile.slice) * c.rows * c.cols : c.data;
     const std::int64_t out_rs = partial ? 1 : c.rs, out_cs = partial ? c.rows : c.cs;
     const Acc first_beta = partial ? Acc(0) : beta;
+    if constexpr (Cfg::in_place_bytes > 0) {
+      if (reads_in_place(mb, nb, tile.k_end - tile.k_begin)) {
+        block_in_place(tile, mb, nb, Ap, out, out_rs, out_cs, first_beta);
+        return;
+      }
+    }
     for (std::int64_t p0 = tile.k_begin; p0 < tile.k_end; p0 += KC) {
       const int kk = static_cast<int>(std::min<std::int64_t>(KC, tile.k_end - p0));
       const bool first = p0 == tile.k_begin;
@@ -120,26 +132,105 @@ struct HostGemmPanels {
         pack_panels<MR>(Ap, a.data + (tile.m0 + i0) * a.rs + p0 * a.cs, a.rs, a.cs, mc, kk);
         for (int jr = 0; jr < nb; jr += NR)
           for (int ir = 0; ir < mc; ir += MR)
-            micro(kk, Ap + std::int64_t(ir) * kk, Bp + std::int64_t(jr) * kk,
-                  out + (tile.m0 + i0 + ir) * out_rs + (tile.n0 + jr) * out_cs, out_rs, out_cs,
-                  std::min(MR, mc - ir), std::min(NR, nb - jr), first, first_beta);
+            micro_tail(kk, PackedA{Ap + std::int64_t(ir) * kk}, PackedB{Bp + std::int64_t(jr) * kk},
+                       out + (tile.m0 + i0 + ir) * out_rs + (tile.n0 + jr) * out_cs, out_rs, out_cs,
+                       std::min(MR, mc - ir), std::min(NR, nb - jr), first, first_beta);
       }
     }
   }
 
-  // The micro-kernel: C(0:mr, 0:nr) at cp (strides rs, cs) takes alpha * Ap-panel * Bp-panel over kk steps.
-  void micro(int kk, const T* ap, const T* bp, TC* cp, std::int64_t rs, std::int64_t cs, int mr, int nr,
-             bool first, Acc first_beta) const {
-    Vec acc[NR][NV];
-    for (int j = 0; j < NR; ++j)
+  // Whether a block of mb x nb over k steps reads its operands in place (the header says why): a pure
+  // function of the block, tested without a launch.
+  static constexpr bool reads_in_place(std::int64_t mb, std::int64_t nb, std::int64_t k) {
+    return Cfg::in_place_bytes > 0 &&
+           std::int64_t(sizeof(T)) * (mb + nb) * k <= std::int64_t(Cfg::in_place_bytes);
+  }
+  // The columns a micro-tile of nr <= NR columns computes: nr rounded up to a multiple of 4, at most NR.
+  static constexpr int tail_columns(int nr) { return std::min(NR, (nr + 3) / 4 * 4); }
+
+  // The block with op(B) read where it lies, and op(A) too where its rows are contiguous; a micro-panel of
+  // op(A) that is not (strided rows, or fewer than MR rows left) is packed into Ap on its own.
+  template <class Tile>
+  void block_in_place(const Tile& tile, int mb, int nb, T* Ap, TC* out, std::int64_t out_rs,
+                      std::int64_t out_cs, Acc first_beta) const {
+    for (std::int64_t p0 = tile.k_begin; p0 < tile.k_end; p0 += KC) {
+      const int kk = static_cast<int>(std::min<std::int64_t>(KC, tile.k_end - p0));
+      const bool first = p0 == tile.k_begin;
+      for (int ir = 0; ir < mb; ir += MR) {
+        const int mr = std::min(MR, mb - ir);
+        const T* a_rows = a.data + (tile.m0 + ir) * a.rs + p0 * a.cs;
+        const bool a_in_place = kAFastM && a.rs == 1 && mr == MR;
+        if (!a_in_place) pack_panels<MR>(Ap, a_rows, a.rs, a.cs, mr, kk);
+        for (int jr = 0; jr < nb; jr += NR) {
+          const int nr = std::min(NR, nb - jr);
+          const InPlaceB bs(b.data + p0 * b.rs + (tile.n0 + jr) * b.cs, b.rs, b.cs, nr);
+          TC* cp = out + (tile.m0 + ir) * out_rs + (tile.n0 + jr) * out_cs;
+          if (a_in_place)
+            micro_tail(kk, InPlaceA{a_rows, a.cs}, bs, cp, out_rs, out_cs, mr, nr, first, first_beta);
+          else
+            micro_tail(kk, PackedA{Ap}, bs, cp, out_rs, out_cs, mr, nr, first, first_beta);
+        }
+      }
+    }
+  }
+
+  // Where the micro-kernel reads its operands, step by step along k: op(A)'s MR rows as NV vectors
+  // (rows()), op(B)'s value in column j (col(j)); next() moves to the next k.
+  struct PackedA {  // a micro-panel of Ap: MR values per k
+    const T* p;
+    const T* rows() const { return p; }
+    void next() { p += MR; }
+  };
+  struct InPlaceA {  // op(A) itself, rows contiguous, ks apart along k
+    const T* p;
+    std::int64_t ks;
+    const T* rows() const { return p; }
+    void next() { p += ks; }
+  };
+  struct PackedB {  // a micro-panel of Bp: NR values per k
+    const T* p;
+    T col(int j) const { return p[j]; }
+    void next() { p += NR; }
+  };
+  struct InPlaceB {  // op(B) itself: columns past nr read column nr - 1 (computed, never stored)
+    const T* cols[NR];
+    std::int64_t ks, k = 0;
+    InPlaceB(const T* p, std::int64_t rs, std::int64_t cs, int nr) : ks(rs) {
+      for (int j = 0; j < NR; ++j) cols[j] = p + std::min(j, nr - 1) * cs;
+    }
+    T col(int j) const { return cols[j][k]; }
+    void next() { k += ks; }
+  };
+
+  // The micro-kernel on the columns nr needs (tail_columns), so that a last micro-panel of 4 columns does not
+  // do the work of NR.
+  template <class ASrc, class BSrc>
+  void micro_tail(int kk, ASrc as, BSrc bs, TC* cp, std::int64_t rs, std::int64_t cs, int mr, int nr,
+                  bool first, Acc first_beta) const {
+    if constexpr (NR > 4) {
+      if (nr <= 4) return micro<4>(kk, as, bs, cp, rs, cs, mr, nr, first, first_beta);
+    }
+    if constexpr (NR > 8) {
+      if (nr <= 8) return micro<8>(kk, as, bs, cp, rs, cs, mr, nr, first, first_beta);
+    }
+    micro<NR>(kk, as, bs, cp, rs, cs, mr, nr, first, first_beta);
+  }
+
+  // The micro-kernel: C(0:mr, 0:nr) at cp (strides rs, cs) takes alpha * op(A) rows * op(B) columns over kk
+  // steps, from the sources as and bs; kNR >= nr columns are computed.
+  template <int kNR, class ASrc, class BSrc>
+  void micro(int kk, ASrc as, BSrc bs, TC* cp, std::int64_t rs, std::int64_t cs, int mr, int nr, bool first,
+             Acc first_beta) const {
+    Vec acc[kNR][NV];
+    for (int j = 0; j < kNR; ++j)
       for (int q = 0; q < NV; ++q) acc[j][q] = Vec{};
-    for (int k = 0; k < kk; ++k, ap += MR, bp += NR) {
+    for (int k = 0; k < kk; ++k, as.next(), bs.next()) {
       Vec av[NV];
       RIDGELINE_UNROLL
-      for (int q = 0; q < NV; ++q) av[q] = load_vec(ap + q * W);
+      for (int q = 0; q < NV; ++q) av[q] = load_vec(as.rows() + q * W);
       RIDGELINE_UNROLL
-      for (int j = 0; j < NR; ++j) {
-        const T bj = bp[j];
+      for (int j = 0; j < kNR; ++j) {
+        const T bj = bs.col(j);
         RIDGELINE_UNROLL
         for (int q = 0; q < NV; ++q) acc[j][q] += av[q] * bj;
       }
@@ -147,8 +238,8 @@ struct HostGemmPanels {
     // beta == 0 on the first step never reads C (NaN there cannot survive); later steps add to it.
     const bool read_c = !first || first_beta != Acc(0);
     const Acc scale_c = first ? first_beta : Acc(1);
-    if (mr == MR && nr == NR && rs == 1) {
-      for (int j = 0; j < NR; ++j)
+    if (mr == MR && rs == 1) {
+      for (int j = 0; j < nr; ++j)
         for (int q = 0; q < NV; ++q) {
           TC* p = cp + j * cs + q * W;
           Vec v = acc[j][q] * alpha;

@@ -96,11 +96,14 @@ using MultiVectorEntryOf = void;
 // (fp32) and 0.95-0.96 (fp64) of OpenBLAS against 0.81-0.83 and 0.76-0.90 with BM 384 (op(B) packed for
 // half the rows); MC 192 and BN 240 (fp32) or 960 no better; KC 192 and 384 slower; MR x NR 48 x 8
 // and 32 x 14 level, 64 x 6 worse.
-template <class T, int kBm, int kBn>
+template <class T, int kBm, int kBn, int kInPlaceBytes = 0>
 struct GemmPanelTiles {
   static constexpr int simd_bytes = 64;
   static constexpr int tm = 2 * simd_bytes / int(sizeof(T)), tn = 12, fm = tm, fn = tn;
   static constexpr int bm = kBm, bn = kBn, bk = 256, mc = 96;
+  // Blocks whose op(A) and op(B) (over the block's K range) take at most this many bytes are multiplied
+  // where they lie, without packing (gemm_panels.hpp); 0: always packed.
+  static constexpr int in_place_bytes = kInPlaceBytes;
   static constexpr int pad_a = 0, pad_b = 0;
   static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
   static constexpr int scratch_level = 1, group_m = 4;
@@ -119,8 +122,15 @@ using PanelEntryOf =
 // for 96 rows only, but every core busy. Not swept; on the cliffs-host squares, against the 768-row blocks
 // alone, same binary otherwise: SGEMM 256^3 0.66 -> 0.92-1.03 of OpenBLAS, 512^3 0.70 -> 0.93-0.94, DGEMM
 // 256^3 0.83 -> 1.15-1.21.
+//
+// Their blocks of at most 80 KB of op(A) and op(B) are multiplied in place (in_place_bytes; gemm_panels.hpp).
+// Probe, the 96 x 96 entry packed against in place, NN and TN, one product on the calling thread and
+// batches of one matrix per thread (perf/results/2026-12-05-host-<sha>/, -in-place-probe.txt): in place ran
+// 1.05-1.43x on n = 16 ... 96 with fp32 96^3 (72 KB) 1.12x and fp64 64^3 (64 KB) 1.05x; batches of 32^3 and
+// 64^3 1.39-1.65x (fp64 64^3 1.10x); but batches of 128^3 fp32 (blocks of 96 KB) 0.87x, where each matrix
+// comes from memory and op(A)'s columns 512 bytes apart fall on few L1 sets, which packing avoids.
 template <class T>
-using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96>, void>;
+using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96, 80 * 1024>, void>;
 template <class T>
 using SmallPanelWhen = detail::when::panels_under<GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, 200>;
 #else
