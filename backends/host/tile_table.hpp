@@ -109,7 +109,10 @@ struct GemmPanelTiles {
   static constexpr int scratch_level = 1, group_m = 4;
   static constexpr const char* micro_kernel_name = "host-panels";
   static constexpr const char* pipeline_name =
-      "packed panels: op(B) once per K step of a block, op(A) per MC rows";
+      kInPlaceBytes > 0
+          ? "packed panels: op(B) once per K step of a block, op(A) per MC rows; blocks of at most the "
+            "entry's in_place_bytes read both in place"
+          : "packed panels: op(B) once per K step of a block, op(A) per MC rows";
   template <class ExecSpace, class U, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
   using team_kernel = HostGemmPanels<ExecSpace, GemmPanelTiles, U, Acc, kAFastM, kBFastN, TC>;
 };
@@ -123,14 +126,17 @@ using PanelEntryOf =
 // alone, same binary otherwise: SGEMM 256^3 0.66 -> 0.92-1.03 of OpenBLAS, 512^3 0.70 -> 0.93-0.94, DGEMM
 // 256^3 0.83 -> 1.15-1.21.
 //
-// Their blocks of at most 80 KB of op(A) and op(B) are multiplied in place (in_place_bytes; gemm_panels.hpp).
-// Probe, the 96 x 96 entry packed against in place, NN and TN, one product on the calling thread and
-// batches of one matrix per thread (perf/results/2026-12-05-host-<sha>/, -in-place-probe.txt): in place ran
-// 1.05-1.43x on n = 16 ... 96 with fp32 96^3 (72 KB) 1.12x and fp64 64^3 (64 KB) 1.05x; batches of 32^3 and
-// 64^3 1.39-1.65x (fp64 64^3 1.10x); but batches of 128^3 fp32 (blocks of 96 KB) 0.87x, where each matrix
-// comes from memory and op(A)'s columns 512 bytes apart fall on few L1 sets, which packing avoids.
+// Their blocks of at most 48 KB of op(A) and op(B), the L1 data cache of a core of the machine measured, are
+// multiplied in place (in_place_bytes; gemm_panels.hpp). Probe, the 96 x 96 entry packed against in place, NN
+// and TN, one product on the calling thread and batches of one matrix per thread
+// (perf/results/2026-12-05-host-0a3bd07/, -in-place-probe-1.txt): in place ran 0.95-1.43x on one product of
+// n = 16 ... 96 (fp32 64^3 1.11-1.21x), batches of 32^3 1.39-1.65x and of fp32 64^3 1.56x, fp64 64^3 1.10x,
+// fp32 128^3 (blocks of 96 KB) 0.87x. At 80 KB the batched-host preset put fp64 64^3 (64 KB, its op(A)
+// columns 512 bytes apart on few L1 sets, which packing avoids) at 0.61-0.62 of the OpenBLAS loop against
+// 0.85 packed (8ef9bde's record); 48 KB packs it again and leaves fp32 32^3 and 64^3 and fp64 32^3 in place
+// (this change's record, perf/results/2026-12-05-host-<its sha>/).
 template <class T>
-using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96, 80 * 1024>, void>;
+using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96, 48 * 1024>, void>;
 template <class T>
 using SmallPanelWhen = detail::when::panels_under<GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, 200>;
 #else
