@@ -127,6 +127,13 @@ if has hip; then
     "$root"/build/hip/tests/test_{gemm,gemm_batched,gemv,validation}_hip \
     "$root/build/hip/apps/ridgeline/libridgeline_cli.a" \
     "$root/build/hip/tests/CMakeFiles/hip_mfma_kernels.dir/hip_mfma_kernels.cpp.o"
+  # The static bounds beside the AMD datasheet roofs, through step 1's host CLI: it must read the report
+  # this build just wrote (ridgeline roofline compare --estimates; a second at most).
+  host_cli=$root/build/host/apps/ridgeline/ridgeline
+  if [ -x "$host_cli" ]; then
+    "$host_cli" roofline compare mi250x-gcd mi300x --unit matrix --ceilings none \
+      --estimates "$root/build/hip/code_objects.json"
+  fi
   say "HIP code objects: the report's checks can fail"
   # Without the baseline, the complex GEMV dot kernels it lists must fail the spill check; with every
   # occupancy claim of the table raised to 8 waves per SIMD, the MFMA entries must fail theirs. Exit status

@@ -591,6 +591,88 @@ TEST(Ceilings, ShowPrintsTheSavedFileAndPlotAndReportUseIt) {
   std::filesystem::remove_all(dir);
 }
 
+// `roofline compare --estimates`: a code-object report's MFMA static bounds as "static estimate" matrix rows
+// for the devices of its targets (gfx940 stands for gfx942), the lowest bound per target and dtype.
+TEST(Cli, CompareAddsStaticEstimatesFromACodeObjectReport) {
+  const auto dir = fresh_dir("compare_estimates");
+  auto kernel = [](const char* target, const char* dtype, bool mfma, nlohmann::json bound) {
+    return nlohmann::json{
+        {"target", target},
+        {"dtype", dtype},
+        {"mfma_entry", mfma},
+        {"static_bound", bound.is_null() ? bound : nlohmann::json{{"percent_of_matrix_peak", bound}}}};
+  };
+  nlohmann::json report = {{"note", "ESTIMATE"}, {"kernels", nlohmann::json::array()}};
+  auto& kernels = report["kernels"];
+  kernels.push_back(kernel("gfx90a", "fp64", true, 90.0));
+  kernels.push_back(kernel("gfx90a", "fp64", true, 80.0));
+  kernels.push_back(kernel("gfx90a", "fp64", false, 10.0));    // not an MFMA entry: left out
+  kernels.push_back(kernel("gfx90a", "fp32", true, nullptr));  // no bound: left out
+  kernels.push_back(kernel("gfx940", "fp16", true, 70.0));
+  const std::string file = (dir / "code_objects.json").string();
+  std::ofstream(file) << report.dump();
+
+  auto r = run({"roofline", "compare", "h200", "mi250x-gcd", "mi300x", "--dtype", "fp64,fp32,fp16", "--unit",
+                "matrix", "--ceilings", "none", "--estimates", file, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& gcd = ridgeline::find_device_spec("mi250x-gcd");
+  const auto& mi300x = ridgeline::find_device_spec("mi300x");
+  int estimates = 0;
+  for (const auto& row : j) {
+    if (row["source"] != "static estimate") {
+      EXPECT_FALSE(row.contains("estimated_from")) << row.dump();
+      continue;
+    }
+    ++estimates;
+    const std::string from = row["estimated_from"];
+    EXPECT_TRUE(contains(from, file)) << from;
+    if (row["dtype"] == "fp64") {
+      EXPECT_EQ(row["device"], "mi250x-gcd");
+      EXPECT_DOUBLE_EQ(row["peak_flops"].get<double>(),
+                       0.8 * gcd.peak_flops(ridgeline::DType::fp64, ridgeline::Unit::matrix));
+      EXPECT_DOUBLE_EQ(row["bandwidth_bytes_per_s"].get<double>(), gcd.dram_bw_bytes_per_s);
+      EXPECT_TRUE(contains(from, "gfx90a fp64, the lowest of 2 MFMA kernels (80-90% of the matrix peak)"))
+          << from;
+    } else {
+      EXPECT_EQ(row["dtype"], "fp16") << row.dump();
+      EXPECT_EQ(row["device"], "mi300x");
+      EXPECT_DOUBLE_EQ(row["peak_flops"].get<double>(),
+                       0.7 * mi300x.peak_flops(ridgeline::DType::fp16, ridgeline::Unit::matrix));
+    }
+  }
+  EXPECT_EQ(estimates, 2) << r.out;
+
+  // The table: a static-estimate line in the device's columns, and a note that nothing ran.
+  r = run({"roofline", "compare", "h200", "mi250x-gcd", "--dtype", "fp64", "--unit", "matrix", "--ceilings",
+           "none", "--estimates", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "fp64   matrix  static estimate")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Nothing ran: an estimate, not a measurement.")) << r.out;
+  // Vector units and devices of no target of the report get none.
+  r = run({"roofline", "compare", "h200", "--dtype", "fp64", "--ceilings", "none", "--estimates", file});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_FALSE(contains(r.out, "matrix  static estimate")) << r.out;
+  EXPECT_TRUE(contains(r.out, "None of these devices is of those targets.")) << r.out;
+
+  // A file that is absent, not JSON, not a report, or a report without MFMA bounds is an error.
+  const std::string not_json = (dir / "not.json").string(), no_kernels = (dir / "no_kernels.json").string(),
+                    no_bounds = (dir / "no_bounds.json").string();
+  std::ofstream(not_json) << "{";
+  std::ofstream(no_kernels) << R"({"note": "x"})";
+  std::ofstream(no_bounds) << nlohmann::json{{"kernels", {kernel("gfx90a", "fp64", false, 50.0)}}}.dump();
+  for (const auto& [path, says] : std::vector<std::pair<std::string, std::string>>{
+           {(dir / "absent.json").string(), "cannot open"},
+           {not_json, "is not JSON"},
+           {no_kernels, "no \"kernels\" array"},
+           {no_bounds, "has no MFMA kernel with a static bound"}}) {
+    r = run({"roofline", "compare", "mi300x", "--ceilings", "none", "--estimates", path});
+    EXPECT_NE(r.code, 0) << path;
+    EXPECT_TRUE(contains(r.err, says)) << path << ": " << r.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Ceilings, CompareReportsSavedCeilingsAsMeasuredRows) {
   const auto dir = fresh_dir("compare_ceilings");
   const std::string file = (dir / "ceilings.json").string();

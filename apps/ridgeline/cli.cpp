@@ -14,6 +14,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -349,6 +350,84 @@ std::vector<Unit> units_of(const std::vector<std::string>& names) {
   return out;
 }
 
+// ---- static estimates from a code-object report --------------------------------------------------------
+
+// The architecture of a DeviceSpec that a code-object target stands for: LLVM 15, the HIP build's, has no
+// gfx942, and the report takes gfx940 as its nearest CDNA3 target (scripts/hip_code_objects.py, CDNA3).
+std::string spec_arch_of_target(const std::string& target) {
+  return target == "gfx940" || target == "gfx941" ? "gfx942" : target;
+}
+
+struct StaticEstimates {
+  std::string path;
+  std::vector<rl::StaticEstimate> estimates;
+  std::vector<std::string> targets;  // every target in the report with an MFMA static bound
+};
+
+// scripts/hip_code_objects.py --json FILE: per target and dtype, the lowest static bound (percent of the
+// matrix peak) over the MFMA entries' kernels, as a StaticEstimate for every spec of that architecture. The
+// lowest, because every MFMA entry the table may choose for a dtype allows at least that; `from` says the
+// range.
+StaticEstimates read_static_estimates(const std::string& path, const std::vector<DeviceSpec>& specs) {
+  StaticEstimates out{path, {}, {}};
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open code-object report '" + path + "'");
+  Json report;
+  try {
+    report = Json::parse(in);
+  } catch (const Json::parse_error& e) {
+    throw std::runtime_error("code-object report '" + path + "' is not JSON: " + e.what());
+  }
+  if (!report.is_object() || !report.contains("kernels") || !report["kernels"].is_array())
+    throw std::runtime_error("'" + path +
+                             "' is not a code-object report (scripts/hip_code_objects.py --json): "
+                             "it has no \"kernels\" array");
+  struct Range {
+    double lo = 101, hi = -1;
+    int count = 0;
+  };
+  std::map<std::pair<std::string, std::string>, Range> ranges;  // (target, dtype)
+  for (const auto& k : report["kernels"]) {
+    if (!k.is_object() || !k.value("mfma_entry", false)) continue;
+    const auto sb = k.find("static_bound");
+    if (sb == k.end() || !sb->is_object() || !sb->contains("percent_of_matrix_peak")) continue;
+    const auto& pct = (*sb)["percent_of_matrix_peak"];
+    if (!pct.is_number() || !k.contains("target") || !k.contains("dtype") || !k["dtype"].is_string())
+      throw std::runtime_error("'" + path +
+                               "': an MFMA kernel's static bound has no number, target or dtype");
+    const double v = pct.get<double>();
+    if (!(v > 0 && v <= 100))
+      throw std::runtime_error("'" + path + "': a static bound of " + num(v) + "% of the matrix peak");
+    Range& r = ranges[{k["target"].get<std::string>(), k["dtype"].get<std::string>()}];
+    r.lo = std::min(r.lo, v);
+    r.hi = std::max(r.hi, v);
+    ++r.count;
+  }
+  if (ranges.empty())
+    throw std::runtime_error("code-object report '" + path + "' has no MFMA kernel with a static bound");
+  for (const auto& [key, r] : ranges) {
+    const auto& [target, dtype] = key;
+    if (std::find(out.targets.begin(), out.targets.end(), target) == out.targets.end())
+      out.targets.push_back(target);
+    const DType d = parse_dtype(dtype);
+    const std::string from = path + ": " + target + " " + dtype + ", the lowest of " +
+                             std::to_string(r.count) + " MFMA kernel" + (r.count == 1 ? "" : "s") + " (" +
+                             num(r.lo, 3) + (r.hi > r.lo ? "-" + num(r.hi, 3) : "") + "% of the matrix peak)";
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].arch.empty() || specs[i].arch != spec_arch_of_target(target)) continue;
+      // Two targets of one architecture (gfx940 and gfx942): the lower bound stands.
+      auto same = std::find_if(out.estimates.begin(), out.estimates.end(), [&](const rl::StaticEstimate& e) {
+        return e.spec_index == i && e.dtype == d;
+      });
+      if (same == out.estimates.end())
+        out.estimates.push_back({i, d, r.lo / 100, from});
+      else if (r.lo / 100 < same->fraction)
+        *same = {i, d, r.lo / 100, from};
+    }
+  }
+  return out;
+}
+
 // ---- roofline compare -----------------------------------------------------------------------------------
 
 // The fields of a compare row that have no value because it is out of range (a ridge that overflows
@@ -374,20 +453,20 @@ std::string spec_rows_source(const std::vector<DeviceSpec>& specs) {
 
 void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
                   const std::vector<rl::CompareRow>& rows, rl::MemoryLevel level, Format f,
-                  const SavedCeilings& saved) {
+                  const SavedCeilings& saved, const StaticEstimates& est) {
   // Unavailable, not measured or out of range: "-" in the table, empty in CSV, null in JSON.
   auto has_count = [](const rl::CompareRow& r, std::int64_t v) { return r.available && v > 0; };
   auto has_ridge = [](const rl::CompareRow& r) {
     return r.available && r.ridge > 0 && std::isfinite(r.ridge);
   };
-  // Which spec each row belongs to, from compare's order: per dtype and unit, every spec's row, then a
-  // measured row for each spec with ceilings.
+  // Which spec each row belongs to, by its device key.
+  auto index_of = [&](const std::string& key) {
+    std::size_t i = 0;
+    while (i + 1 < specs.size() && specs[i].key != key) ++i;
+    return i;
+  };
   std::vector<std::size_t> spec_of;
-  while (!specs.empty() && spec_of.size() < rows.size()) {
-    for (std::size_t i = 0; i < specs.size(); ++i) spec_of.push_back(i);
-    for (std::size_t i = 0; i < specs.size(); ++i)
-      if (saved.of(i)) spec_of.push_back(i);
-  }
+  for (const auto& r : rows) spec_of.push_back(index_of(r.device));
   // What a measured row was measured on; empty for a spec row.
   auto measured_on = [&](std::size_t k) {
     return rows[k].source == "measured" ? saved.describe(spec_of[k]) : std::string();
@@ -409,6 +488,7 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
       j["gemm_compute_bound_n"] = has_count(r, r.gemm_n) ? Json(r.gemm_n) : Json(nullptr);
       j["gemv_compute_bound_batch"] = has_count(r, r.gemv_batch) ? Json(r.gemv_batch) : Json(nullptr);
       j["measured_on"] = r.source == "measured" ? Json(measured_on(k)) : Json(nullptr);
+      if (!r.estimated_from.empty()) j["estimated_from"] = r.estimated_from;
       j["out_of_range"] = out_of_range_fields(r);
       arr.push_back(j);
     }
@@ -457,7 +537,18 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
      << ".\nTF/s: dense peak; I*: ridge point [FLOP/B]; n*: smallest square GEMM n that is compute-bound;\n"
         "k*: GEMV batch (vectors sharing A) that is compute-bound. '-': the spec has no dense peak for\n"
         "that dtype on that unit, it was not measured, or the figure is out of range (n* or k* past "
-        "2^53).\n\n";
+        "2^53).\n";
+  if (!est.path.empty()) {
+    os << "static estimate: the matrix unit's rate that Ridgeline's MFMA kernels allow by their code objects "
+          "(the K loop's issue rate if memory keeps up; the lowest over each dtype's kernels), as a share of "
+          "the "
+          "spec's peak, from "
+       << est.path << " (targets " << join(est.targets, ", ")
+       << "). Nothing ran: an estimate, not a measurement.";
+    if (est.estimates.empty()) os << " None of these devices is of those targets.";
+    os << "\n";
+  }
+  os << "\n";
   Table t{{"dtype", "unit", "source"}, {}};
   for (const auto& s : specs)
     for (const char* col : {" TF/s", " I*", " n*", " k*"}) t.header.push_back(s.key + col);
@@ -471,22 +562,33 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
     line.push_back(has_count(*r, r->gemm_n) ? std::to_string(r->gemm_n) : "-");
     line.push_back(has_count(*r, r->gemv_batch) ? std::to_string(r->gemv_batch) : "-");
   };
-  // One line of spec figures per dtype and unit, then one of measured figures when any device has them.
+  // One line of spec figures per dtype and unit, then one of measured figures when any device has them,
+  // then one of static estimates where any device has one (each in its device's columns).
   std::size_t k = 0;
   while (k < rows.size()) {
-    std::vector<std::string> line = {to_string(rows[k].dtype), to_string(rows[k].unit), spec_source};
+    const std::string dtype = to_string(rows[k].dtype), unit = to_string(rows[k].unit);
+    std::vector<std::string> line = {dtype, unit, spec_source};
     for (std::size_t i = 0; i < specs.size(); ++i) cells(line, &rows[k++]);
     t.rows.push_back(line);
-    if (!saved.any()) continue;
-    line = {to_string(rows[k].dtype), to_string(rows[k].unit), "measured"};
-    bool any_measured = false;
-    for (std::size_t i = 0; i < specs.size(); ++i) {
-      const rl::CompareRow* r = saved.of(i) ? &rows[k++] : nullptr;
-      any_measured = any_measured || (r && r->available);
-      cells(line, r);
+    if (saved.any()) {
+      line = {dtype, unit, "measured"};
+      bool any_measured = false;
+      for (std::size_t i = 0; i < specs.size(); ++i) {
+        const rl::CompareRow* r = saved.of(i) ? &rows[k++] : nullptr;
+        any_measured = any_measured || (r && r->available);
+        cells(line, r);
+      }
+      // A line of dashes says nothing the JSON and CSV rows (available: false) do not.
+      if (any_measured) t.rows.push_back(line);
     }
-    // A line of dashes says nothing the JSON and CSV rows (available: false) do not.
-    if (any_measured) t.rows.push_back(line);
+    std::vector<const rl::CompareRow*> estimated(specs.size(), nullptr);
+    bool any_estimate = false;
+    for (; k < rows.size() && rows[k].source == "static estimate"; ++k, any_estimate = true)
+      estimated[spec_of[k]] = &rows[k];
+    if (!any_estimate) continue;
+    line = {dtype, unit, "static estimate"};
+    for (std::size_t i = 0; i < specs.size(); ++i) cells(line, estimated[i]);
+    t.rows.push_back(line);
   }
   t.print(os);
 }
@@ -868,6 +970,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       "With --plot: CSV of measured points (label,intensity[FLOP/B],GFLOP/s[,implementation]), as "
       "roofline plot's");
   cmp->add_option("--title", cmp_title, "With --plot: the plot's title (default: the devices compared)");
+  std::string cmp_estimates;
+  cmp->add_option(
+      "--estimates", cmp_estimates,
+      "A code-object report (scripts/hip_code_objects.py --json) whose MFMA kernels' static bounds "
+      "add 'static estimate' matrix rows for the devices of its targets (AMD: no GPU needed)");
 
   std::vector<std::string> plot_names, plot_dtypes = {"fp64", "fp32", "fp16"},
                                        plot_units = {"vector", "matrix"};
@@ -1039,7 +1146,10 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       const auto dtypes = dtypes_of(cmp_dtypes);
       const auto units = units_of(cmp_units);
       const Format format = format_of(cmp_json, cmp_csv);
-      emit_compare(out, specs, rl::compare(specs, dtypes, units, level, saved.all()), level, format, saved);
+      const StaticEstimates est =
+          cmp_estimates.empty() ? StaticEstimates{} : read_static_estimates(cmp_estimates, specs);
+      emit_compare(out, specs, rl::compare(specs, dtypes, units, level, saved.all(), est.estimates), level,
+                   format, saved, est);
       if (!cmp_plot.empty()) {
         // What the table compares, as one figure; the notes go to stderr where stdout is JSON or CSV.
         std::ostream& log = format == Format::table ? out : err;

@@ -278,6 +278,18 @@ std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std:
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std::vector<DType>& dtypes,
                                 const std::vector<Unit>& units, MemoryLevel l,
                                 const std::vector<const ceilings::DeviceCeilings*>& measured) {
+  return compare(specs, dtypes, units, l, measured, {});
+}
+
+std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std::vector<DType>& dtypes,
+                                const std::vector<Unit>& units, MemoryLevel l,
+                                const std::vector<const ceilings::DeviceCeilings*>& measured,
+                                const std::vector<StaticEstimate>& estimates) {
+  for (const auto& e : estimates)
+    if (e.spec_index >= specs.size() || !(e.fraction > 0 && e.fraction <= 1))
+      throw std::invalid_argument("roofline compare: a static estimate (" + e.from + ") for device " +
+                                  std::to_string(e.spec_index) + " of " + std::to_string(specs.size()) +
+                                  " at " + std::to_string(e.fraction) + " of the peak (needs (0, 1])");
   if (!measured.empty() && measured.size() != specs.size())
     throw std::invalid_argument("roofline compare: " + std::to_string(measured.size()) +
                                 " sets of ceilings for " + std::to_string(specs.size()) + " devices");
@@ -296,6 +308,14 @@ std::vector<CompareRow> compare(const std::vector<DeviceSpec>& specs, const std:
           rows.push_back(compare_row(specs[i].key, "measured", d, u,
                                      ceilings::compute_rate(*measured[i], d, u),
                                      ceilings::level_bandwidth(*measured[i], level)));
+      if (u != Unit::matrix) continue;
+      for (const auto& e : estimates)
+        if (e.dtype == d) {
+          const DeviceSpec& s = specs[e.spec_index];
+          rows.push_back(compare_row(s.key, "static estimate", d, u, e.fraction * peak_or_zero(s, d, u),
+                                     bandwidth(s, l)));
+          rows.back().estimated_from = e.from;
+        }
     }
   return rows;
 }

@@ -132,9 +132,10 @@ std::int64_t gemv_compute_bound_batch(const DeviceSpec&, DType, Unit, MemoryLeve
 
 struct CompareRow {
   std::string device;  // spec key
-  // Where every figure of the row comes from: "datasheet", "estimate" (a derived spec, the host's) or
-  // "measured" (saved `ridgeline ceilings`). A row never mixes sources: a measured row leaves a figure
-  // that was not measured at 0 rather than fill it in from the spec.
+  // Where every figure of the row comes from: "datasheet", "estimate" (a derived spec, the host's),
+  // "measured" (saved `ridgeline ceilings`) or "static estimate" (a code-object report's bound on the spec's
+  // matrix peak, StaticEstimate). A row never mixes measured and spec figures: a measured row leaves a
+  // figure that was not measured at 0 rather than fill it in from the spec.
   std::string source = "datasheet";
   DType dtype = DType::fp64;
   Unit unit = Unit::vector;
@@ -144,6 +145,7 @@ struct CompareRow {
   double ridge = 0;             // +inf when it overflows a double
   std::int64_t gemm_n = 0;      // 0 when unavailable, kOutOfRange past kMaxCount
   std::int64_t gemv_batch = 0;  // 0 when unavailable, kOutOfRange past kMaxCount
+  std::string estimated_from;   // static estimates: StaticEstimate::from; empty otherwise
 };
 // One row per dtype, unit and spec, in that nesting order.
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vector<DType>&,
@@ -156,6 +158,21 @@ std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vecto
 std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vector<DType>&,
                                 const std::vector<Unit>&, MemoryLevel,
                                 const std::vector<const ceilings::DeviceCeilings*>& measured);
+// A static estimate of a device's matrix-unit rate for one dtype: the share of its spec's matrix peak that
+// Ridgeline's kernels allow by their code objects (scripts/hip_code_objects.py's static bound: the issue rate
+// of the K loop if memory keeps up). Nothing ran: it is an estimate, never a measurement.
+struct StaticEstimate {
+  std::size_t spec_index = 0;  // the device: an index into compare's specs
+  DType dtype = DType::fp64;
+  double fraction = 0;  // of the spec's matrix peak for dtype, in (0, 1]
+  std::string from;     // what it was read from, for the report
+};
+// The same again, with a "static estimate" row (unit matrix, the spec's bandwidth at the level) after the
+// measured rows of each matrix group, per estimate of that dtype, in the estimates' order.
+std::vector<CompareRow> compare(const std::vector<DeviceSpec>&, const std::vector<DType>&,
+                                const std::vector<Unit>&, MemoryLevel,
+                                const std::vector<const ceilings::DeviceCeilings*>& measured,
+                                const std::vector<StaticEstimate>& estimates);
 
 }  // namespace roofline
 }  // namespace ridgeline
