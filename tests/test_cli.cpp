@@ -655,6 +655,36 @@ TEST(Cli, CompareAddsStaticEstimatesFromACodeObjectReport) {
   EXPECT_FALSE(contains(r.out, "matrix  static estimate")) << r.out;
   EXPECT_TRUE(contains(r.out, "None of these devices is of those targets.")) << r.out;
 
+  // The plot draws the estimate dotted, in the title and the legend as what it is, and marks no measured
+  // ridge for it: 70% of the MI300X's fp16 matrix peak.
+  const std::string svg = (dir / "estimates.svg").string();
+  r = run({"roofline", "compare", "h200", "mi300x", "--dtype", "fp16", "--unit", "matrix", "--ceilings",
+           "none", "--estimates", file, "--plot", svg});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::stringstream gp, dat;
+  gp << std::ifstream(svg + ".gp").rdbuf();
+  dat << std::ifstream(svg + ".dat").rdbuf();
+  EXPECT_TRUE(contains(gp.str(), "h200 (datasheet only) vs mi300x (datasheet solid, static estimate dotted)"))
+      << gp.str();
+  const double fp16 = 0.7 * mi300x.peak_flops(ridgeline::DType::fp16, ridgeline::Unit::matrix) / 1e9;
+  EXPECT_TRUE(
+      contains(gp.str(), "dt 3 title 'static estimate: mi300x fp16 matrix, 70% of peak by code objects"))
+      << gp.str();
+  EXPECT_FALSE(contains(gp.str(), "measured ridge points")) << gp.str();
+  EXPECT_TRUE(contains(dat.str(), "# static estimate, fp16 matrix, 70% of peak by code objects"))
+      << dat.str();
+  std::ostringstream flat;  // the flat roof's end, as the data file writes it
+  flat.precision(10);
+  flat << " " << fp16 << "\n";
+  EXPECT_TRUE(contains(dat.str(), flat.str())) << dat.str();
+  // Without the matrix unit there is no roof to estimate.
+  r = run({"roofline", "compare", "mi300x", "--dtype", "fp16,fp64", "--unit", "vector", "--ceilings", "none",
+           "--estimates", file, "--plot", svg});
+  ASSERT_EQ(r.code, 0) << r.err;
+  gp.str("");
+  gp << std::ifstream(svg + ".gp").rdbuf();
+  EXPECT_FALSE(contains(gp.str(), "static estimate")) << gp.str();
+
   // A file that is absent, not JSON, not a report, or a report without MFMA bounds is an error.
   const std::string not_json = (dir / "not.json").string(), no_kernels = (dir / "no_kernels.json").string(),
                     no_bounds = (dir / "no_bounds.json").string();

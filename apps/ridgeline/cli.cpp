@@ -539,12 +539,13 @@ void emit_compare(std::ostream& os, const std::vector<DeviceSpec>& specs,
         "that dtype on that unit, it was not measured, or the figure is out of range (n* or k* past "
         "2^53).\n";
   if (!est.path.empty()) {
-    os << "static estimate: the matrix unit's rate that Ridgeline's MFMA kernels allow by their code objects "
-          "(the K loop's issue rate if memory keeps up; the lowest over each dtype's kernels), as a share of "
-          "the "
-          "spec's peak, from "
+    os << "static estimate: the matrix unit's rate that Ridgeline's MFMA kernels allow by their code "
+          "objects\n"
+          "(the K loop's issue rate if memory keeps up; the lowest over each dtype's kernels), as a share "
+          "of\n"
+          "the spec's peak, from "
        << est.path << " (targets " << join(est.targets, ", ")
-       << "). Nothing ran: an estimate, not a measurement.";
+       << ").\nNothing ran: an estimate, not a measurement.";
     if (est.estimates.empty()) os << " None of these devices is of those targets.";
     os << "\n";
   }
@@ -964,7 +965,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   cmp->add_option(
       "--plot", cmp_plot,
       "Also draw every device's roofs and ridge points in one figure (.svg with a .png twin, .png, "
-      ".pdf): spec roofs solid, measured dashed");
+      ".pdf): spec roofs solid, measured dashed, --estimates dotted");
   cmp->add_option(
       "--points", cmp_points,
       "With --plot: CSV of measured points (label,intensity[FLOP/B],GFLOP/s[,implementation]), as "
@@ -1159,14 +1160,36 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         PlotOptions opt;
         // The default title says per device what its roofs are: datasheet (or estimate) only, or measured
         // beside them.
-        std::vector<std::string> who;
-        for (std::size_t i = 0; i < specs.size(); ++i)
-          who.push_back(specs[i].key + " (" + (specs[i].estimated ? "estimate" : "datasheet") +
-                        (saved.of(i) ? " solid, measured dashed)" : " only)"));
-        opt.title = cmp_title.empty() ? "Roofline: " + join(who, " vs ") : cmp_title;
-        opt.level = level;
         std::ostringstream found;  // the table has said which ceilings were found already
         opt.measured = saved_ceiling_lines(specs, saved, found);
+        // A static estimate of a dtype and unit the figure draws: a dotted roof at that share of the spec's
+        // matrix peak, in that roof's colour.
+        std::vector<bool> estimated(specs.size(), false);
+        for (const auto& e : est.estimates) {
+          if (std::find(dtypes.begin(), dtypes.end(), e.dtype) == dtypes.end() ||
+              std::find(units.begin(), units.end(), Unit::matrix) == units.end())
+            continue;
+          MeasuredRoofLine m;
+          m.spec_index = e.spec_index;
+          m.dtype = e.dtype;
+          m.unit = Unit::matrix;
+          m.value = e.fraction * rl::peak(specs[e.spec_index], e.dtype, Unit::matrix) / 1e9;
+          m.label = to_string(e.dtype) + " matrix, " + num(100 * e.fraction, 3) + "% of peak by code objects";
+          m.estimate = true;
+          opt.measured.push_back(m);
+          estimated[e.spec_index] = true;
+        }
+        std::vector<std::string> who;
+        for (std::size_t i = 0; i < specs.size(); ++i) {
+          std::vector<std::string> kinds;
+          if (saved.of(i)) kinds.push_back("measured dashed");
+          if (estimated[i]) kinds.push_back("static estimate dotted");
+          const std::string source = specs[i].estimated ? "estimate" : "datasheet";
+          who.push_back(specs[i].key + " (" + source +
+                        (kinds.empty() ? " only)" : " solid, " + join(kinds, ", ") + ")"));
+        }
+        opt.title = cmp_title.empty() ? "Roofline: " + join(who, " vs ") : cmp_title;
+        opt.level = level;
         const auto points = cmp_points.empty() ? std::vector<MeasuredPoint>{} : read_points_csv(cmp_points);
         const PlotFiles files = write_roofline_plot(specs, roofs, points, cmp_plot, opt);
         log << (format == Format::table ? "\n" : "") << "wrote " << files.output

@@ -156,6 +156,9 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
     if (!(m.value > 0) || !std::isfinite(m.value))
       throw std::invalid_argument("roofline plot: measured ceiling '" + m.label +
                                   "' needs a positive, finite figure");
+    if (m.estimate && m.bandwidth)
+      throw std::invalid_argument("roofline plot: static estimate '" + m.label +
+                                  "' is a bandwidth; only compute rates are estimated");
     if (m.bandwidth) {
       bwmin = std::min(bwmin, m.value);
       drawn.push_back(&m);
@@ -220,7 +223,7 @@ Layout layout(const std::vector<DeviceSpec>& specs, const std::vector<RoofSelect
       // Flat from where the measured memory slope (drawn by its own line) reaches it.
       mc.points.push_back({std::max(l.xmin, m->value / bw), m->value});
       mc.points.push_back({l.xmax, m->value});
-      mc.measured_ridge = measured_slope(m->spec_index) > 0 && m->value / bw >= l.xmin;
+      mc.measured_ridge = !m->estimate && measured_slope(m->spec_index) > 0 && m->value / bw >= l.xmin;
     }
     l.measured.push_back(mc);
   }
@@ -523,7 +526,8 @@ std::string roofline_plot_data(const std::vector<DeviceSpec>& specs, const std::
   }
   // One block per measured ceiling, after the points so that the blocks above keep their indices.
   for (const auto& mc : l.measured) {
-    os << "# measured ceiling, " << mc.line->label << ": intensity[FLOP/B] GFLOP/s\n";
+    os << (mc.line->estimate ? "# static estimate, " : "# measured ceiling, ") << mc.line->label
+       << ": intensity[FLOP/B] GFLOP/s\n";
     for (const auto& [x, y] : mc.points) os << x << " " << y << "\n";
     os << "\n\n";
   }
@@ -572,7 +576,8 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
   std::vector<std::string> plots;
   for (std::size_t i = 0; i < l.curves.size(); ++i) {
     const Curve& c = l.curves[i];
-    // Solid: the spec's roof, named by where its figures come from; measured ceilings are dashed.
+    // Solid: the spec's roof, named by where its figures come from; measured ceilings are dashed and
+    // static estimates dotted.
     const std::string title = c.spec->key + " " + to_string(c.roof.dtype) + " " + to_string(c.roof.unit) +
                               ", " + source_word(*c.spec) + " (" + fmt(c.peak_gflops / 1e3, 4) + " TF/s, " +
                               fmt(c.bw_gbs / 1e3, 3) + " TB/s, I*=" + fmt(c.ridge) + ")";
@@ -596,15 +601,16 @@ std::string roofline_plot_script(const std::vector<DeviceSpec>& specs,
         mc.line->bandwidth ? fmt(mc.line->value, 4) + " GB/s" : fmt(mc.line->value, 4) + " GFLOP/s";
     const std::string who = specs.size() > 1 ? specs[mc.line->spec_index].key + " " : "";
     // Cut in the middle, so that the figure at the end stays.
-    const std::string head = "measured: " + who, tail = ": " + figure;
+    const std::string head = (mc.line->estimate ? "static estimate: " : "measured: ") + who,
+                      tail = ": " + figure;
     std::string label = mc.line->label;
     if (head.size() + label.size() + tail.size() > kMaxLegendChars) {
       const std::size_t fixed = head.size() + tail.size() + 3;
       label = label.substr(0, fixed < kMaxLegendChars ? kMaxLegendChars - fixed : 0) + "...";
     }
     plots.push_back(data + " index " + std::to_string(measured_block + k) +
-                    " using 1:2 with lines lw 1.6 lc rgb '" + mc.color + "' dt 2 title " +
-                    gp_quote(clean_label(head + label + tail)));
+                    " using 1:2 with lines lw 1.6 lc rgb '" + mc.color + "' dt " +
+                    (mc.line->estimate ? "3" : "2") + " title " + gp_quote(clean_label(head + label + tail)));
   }
   if (measured_ridge_block) {
     // Hollow, and labelled above-left where the spec's ridge labels sit below-right.

@@ -58,14 +58,17 @@ struct MeasuredRoofLine {
   Unit unit = Unit::vector;                         // their dtype and unit, in that spec roof's colour
   double value = 0;                                 // GB/s or GFLOP/s
   std::string label;                                // legend text: what was measured
+  // A static estimate instead of a measurement (a compute rate that a code-object report allows; nothing
+  // ran): dotted, not dashed, named so in the legend, and its ridge is never marked as a measured one.
+  bool estimate = false;
 };
 // The roofs of a measured set to draw: per level the faster of copy and triad, and every compute roof.
 std::vector<MeasuredRoofLine> measured_roof_lines(const ceilings::DeviceCeilings&, std::size_t spec_index);
 
 struct PlotOptions {
   std::string title = "Roofline";
-  // Measured ceilings, dashed. Spec roofs are solid and their legend says where their figures come from
-  // (datasheet or estimate).
+  // Measured ceilings, dashed, and static estimates, dotted. Spec roofs are solid and their legend says
+  // where their figures come from (datasheet or estimate).
   std::vector<MeasuredRoofLine> measured;
   roofline::MemoryLevel level = roofline::MemoryLevel::dram;
   std::string gnuplot;  // program to run; empty: $RIDGELINE_GNUPLOT, else "gnuplot" from PATH
