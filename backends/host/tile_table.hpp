@@ -133,8 +133,8 @@ using PanelEntryOf =
 // n = 16 ... 96 (fp32 64^3 1.11-1.21x), batches of 32^3 1.39-1.65x and of fp32 64^3 1.56x, fp64 64^3 1.10x,
 // fp32 128^3 (blocks of 96 KB) 0.87x. At 80 KB the batched-host preset put fp64 64^3 (64 KB, its op(A)
 // columns 512 bytes apart on few L1 sets, which packing avoids) at 0.61-0.62 of the OpenBLAS loop against
-// 0.85 packed (8ef9bde's record); 48 KB packs it again and leaves fp32 32^3 and 64^3 and fp64 32^3 in place
-// (this change's record, perf/results/2026-12-05-host-<its sha>/).
+// 0.85 packed (066b09b's record); 48 KB packs it again and leaves fp32 32^3 and 64^3 and fp64 32^3 in place
+// (perf/results/2026-12-05-host-a6c5e2e/: fp64 64^3 0.84-0.92 in three rounds of four).
 template <class T>
 using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96, 48 * 1024>, void>;
 template <class T>
