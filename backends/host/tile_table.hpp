@@ -19,6 +19,14 @@
 
 namespace ridgeline::backends::host {
 
+// Packed-panel products of one block and at most this many flops run on the calling thread
+// (dispatch.hpp): a block runs on one thread either way, and the OpenMP fork and join cost 4-5 us a call
+// here with the default wait policy, 15-20 us with OMP_WAIT_POLICY=passive. Probe, two runs
+// (perf/results/2026-12-05-host-ee02147/): on the calling thread 96^3 ran 1.39-1.46x (fp32) and
+// 1.21-1.24x (fp64) as fast as launched, 32^3 6.0-6.9x and 4.6-4.9x; 112^3 (four blocks) 0.72-0.74x
+// and 0.77x, so the bound stops at one block of the small panel entry.
+inline constexpr std::int64_t kCallingThreadFlops = 2 * 96 * 96 * 96;
+
 struct GemmTilesFp32 {
   static constexpr int bm = 96, bn = 128, bk = 256;
   static constexpr int tm = 12, tn = 32, fm = 12, fn = 32;
@@ -136,9 +144,20 @@ using PanelEntryOf =
 // 0.85 packed (066b09b's record); 48 KB packs it again and leaves fp32 32^3 and 64^3 and fp64 32^3 in place
 // (perf/results/2026-12-05-host-a6c5e2e/: fp64 64^3 0.84-0.92 in three rounds of four).
 template <class T>
-using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 96, 96, 48 * 1024>, void>;
+using SmallPanelTiles = GemmPanelTiles<T, 96, 96, 48 * 1024>;
+template <class T>
+using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, SmallPanelTiles<T>, void>;
 template <class T>
 using SmallPanelWhen = detail::when::panels_under<GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, 200>;
+// Skinny N runs the multi-vector entry, launched, unless the small panel entry takes the product on the
+// calling thread: 8^3 and 16^3 fp32 (N = 8, 16) ran 4.2 and 5.8 us on the multi-vector entry, 140 and 78
+// times OpenBLAS's time (perf/results/2026-12-05-host-<this change's sha>/).
+template <class T>
+using MultiVectorWhen =
+    std::conditional_t<kPanelType<T>,
+                       detail::when::launched_past_one_block<detail::when::columns_at_most<16>,
+                                                             SmallPanelTiles<T>, kCallingThreadFlops>,
+                       detail::when::columns_at_most<16>>;
 #else
 template <class T>
 using PanelEntryOf = void;
@@ -146,6 +165,8 @@ template <class T>
 using SmallPanelEntryOf = void;
 template <class T>
 using SmallPanelWhen = detail::when::panels;
+template <class T>
+using MultiVectorWhen = detail::when::columns_at_most<16>;
 #endif
 
 // GEMV. Unit-stride real operands run the vector-register kernels (gemv_kernel.hpp); the portable
@@ -208,13 +229,13 @@ struct Tiles {
                          detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
                                              detail::GemmEntry<gemm<T>, detail::when::any>>>;
   template <class T>
-  using gemm_entries = std::conditional_t<
-      detail::is_complex_v<T>, tile_entries<T>,
-      detail::GemmEntries<detail::GemmEntry<MultiVectorEntryOf<T>, detail::when::columns_at_most<16>>,
-                          detail::GemmEntry<SmallPanelEntryOf<T>, SmallPanelWhen<T>>,
-                          detail::GemmEntry<PanelEntryOf<T>, detail::when::panels>,
-                          detail::GemmEntry<gemm<T>, detail::when::packets>,
-                          detail::GemmEntry<gemm<T>, detail::when::any>>>;
+  using gemm_entries =
+      std::conditional_t<detail::is_complex_v<T>, tile_entries<T>,
+                         detail::GemmEntries<detail::GemmEntry<MultiVectorEntryOf<T>, MultiVectorWhen<T>>,
+                                             detail::GemmEntry<SmallPanelEntryOf<T>, SmallPanelWhen<T>>,
+                                             detail::GemmEntry<PanelEntryOf<T>, detail::when::panels>,
+                                             detail::GemmEntry<gemm<T>, detail::when::packets>,
+                                             detail::GemmEntry<gemm<T>, detail::when::any>>>;
   // Batched products (dispatch_batched.hpp): medium matrices run the tile entry, each team a tile of
   // one matrix, the batch spread over the cores.
   template <class T>
@@ -243,13 +264,8 @@ struct Tiles {
 #else
   static constexpr const char* micro_kernel_name = "portable";
 #endif
-  // Packed-panel products of one block and at most this many flops run on the calling thread
-  // (dispatch.hpp): a block runs on one thread either way, and the OpenMP fork and join cost 4-5 us a call
-  // here with the default wait policy, 15-20 us with OMP_WAIT_POLICY=passive. Probe, two runs
-  // (perf/results/2026-12-05-host-ee02147/): on the calling thread 96^3 ran 1.39-1.46x (fp32) and
-  // 1.21-1.24x (fp64) as fast as launched, 32^3 6.0-6.9x and 4.6-4.9x; 112^3 (four blocks) 0.72-0.74x
-  // and 0.77x, so the bound stops at one block of the small panel entry.
-  static constexpr double calling_thread_flops = 2.0 * 96 * 96 * 96;
+  // kCallingThreadFlops, above.
+  static constexpr double calling_thread_flops = double(kCallingThreadFlops);
   // Cores, for the plan's block-count conditions (when::panels_under).
   template <class Exec>
   static std::int64_t compute_units(const Exec& exec) {

@@ -165,6 +165,19 @@ struct columns_at_most {
   static constexpr bool needs_packets = false;
   static bool applies(const GemmFacts& f) { return f.n >= 2 && f.n <= kMaxN && f.a_rows_contiguous; }
 };
+// Cond, except for a product that entry Small covers in one block with at most kFlops flops (2 M N K):
+// the plan runs such a product on the calling thread on Small (a table's calling_thread_flops, the same
+// figure), where Cond's kernel would pay a parallel launch that costs more than the product (host: the
+// OpenMP fork and join, 4-5 us, against 0.03 us for OpenBLAS's 8^3 SGEMM).
+template <class Cond, class Small, std::int64_t kFlops>
+struct launched_past_one_block {
+  static constexpr GemmRole role = Cond::role;
+  static constexpr bool needs_packets = Cond::needs_packets;
+  static bool applies(const GemmFacts& f) {
+    return Cond::applies(f) && !(tiles_of(f.m, f.n, Small::bm, Small::bn) == 1 &&
+                                 2.0 * double(f.m) * double(f.n) * double(f.k) <= double(kFlops));
+  }
+};
 // The same with op(A) k-contiguous: N dot products per row of op(A) (gemm_multi_vector_dot.hpp).
 template <int kMaxN>
 struct columns_at_most_dot {
