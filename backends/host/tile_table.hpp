@@ -151,7 +151,8 @@ template <class T>
 using SmallPanelWhen = detail::when::panels_under<GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, 200>;
 // Skinny N runs the multi-vector entry, launched, unless the small panel entry takes the product on the
 // calling thread: 8^3 and 16^3 fp32 (N = 8, 16) ran 4.2 and 5.8 us on the multi-vector entry, 140 and 78
-// times OpenBLAS's time; now 0.17-0.31 us (perf/results/2026-12-05-host-e0d1924/).
+// times OpenBLAS's time; on the calling thread 0.27-0.31 and 0.65-0.75 us
+// (perf/results/2026-12-05-host-e0d1924/).
 template <class T>
 using MultiVectorWhen =
     std::conditional_t<kPanelType<T>,
