@@ -424,13 +424,19 @@ std::int64_t odd_above(std::int64_t x) {
 }
 
 // Fresh inputs in A and B (C poisoned when beta == 0), product(op(A), op(B), C, alpha, beta) on
-// strided operands (a dispatch-level entry), and every element of C against the reference.
+// strided operands (a dispatch-level entry), and every element of C against the reference. C is the
+// first m rows of a matrix with spare rows (an odd leading dimension) that hold a sentinel, which must
+// be there afterwards: a kernel that writes past a column's last row (a partial micro-tile's store)
+// fails here, even where the next column's store would hide it in a C of exactly m rows.
 template <class T, class AV, class BV, class Product>
 void expect_direct_product(char ta, char tb, const AV& A, const BV& B, std::int64_t m, std::int64_t n,
                            double alpha, double beta, std::uint64_t seed, const std::string& what,
                            Product product) {
   const bool a_t = ta == 'T', b_t = tb == 'T';
-  auto C = make_matrix<T, Kokkos::LayoutLeft>("C", m, n);
+  auto bigC = make_matrix<T, Kokkos::LayoutLeft>("C", odd_above(m), n);
+  const T sentinel = static_cast<T>(-1234.5);
+  Kokkos::deep_copy(bigC, sentinel);
+  auto C = Kokkos::subview(bigC, std::make_pair<std::int64_t>(0, m), Kokkos::ALL());
   fill_operands(A, B, C, beta, seed);
   const HostMatrix hC0 = to_host(C);
   const auto sa = detail::strided_op(A, a_t ? detail::Trans::T : detail::Trans::N);
@@ -442,6 +448,11 @@ void expect_direct_product(char ta, char tb, const AV& A, const BV& B, std::int6
   const auto want = reference_gemm(transpose_if(to_host(A), a_t), transpose_if(to_host(B), b_t), hC0, alpha,
                                    beta, eps_of<T>());
   EXPECT_TRUE(matches(to_host(C), want)) << ta << tb << " " << what << " beta " << beta;
+  const HostMatrix all = to_host(bigC);
+  std::int64_t touched = 0;
+  for (std::int64_t i = m; i < all.rows; ++i)
+    for (std::int64_t j = 0; j < n; ++j) touched += all(i, j) != double(sentinel);
+  EXPECT_EQ(touched, 0) << ta << tb << " " << what << " beta " << beta << ": elements written past row " << m;
 }
 
 template <class T>

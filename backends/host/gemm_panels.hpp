@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <cstring>
 #include <ridgeline/backends/host/micro_kernel.hpp>
+#include <ridgeline/backends/host/partial_vector_avx512.hpp>
 #include <ridgeline/detail/gemm_epilogue.hpp>
 #include <ridgeline/detail/strided.hpp>
 #include <type_traits>
@@ -245,6 +246,22 @@ struct HostGemmPanels {
           Vec v = acc[j][q] * alpha;
           if (read_c) v += load_vec(p) * scale_c;
           store_vec(p, v);
+        }
+    } else if (rs == 1) {
+      // A last micro-panel of mr < MR rows: whole vectors, then the first lanes of one.
+      for (int j = 0; j < nr; ++j)
+        for (int q = 0; q < NV; ++q) {
+          const int lanes = mr - q * W;
+          if (lanes <= 0) break;
+          TC* p = cp + j * cs + q * W;
+          Vec v = acc[j][q] * alpha;
+          if (lanes >= W) {
+            if (read_c) v += load_vec(p) * scale_c;
+            store_vec(p, v);
+          } else {
+            if (read_c) v += load_vec_first<Vec>(p, lanes) * scale_c;
+            store_vec_first(p, v, lanes);
+          }
         }
     } else {
       for (int j = 0; j < nr; ++j)
