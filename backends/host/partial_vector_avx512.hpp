@@ -5,7 +5,10 @@
 // one element at a time: a 16 x 16 fp32 product spent most of its 0.71 us in that epilogue
 // (perf/results/2026-12-05-host-392b4d7/: 0.42 -> 0.25 us).
 #include <type_traits>
-#if defined(__AVX512F__)
+// The masked moves are the host compiler's only: device compilers (nvcc, hipcc) that include the host
+// backend get the lane-by-lane form, as they get the portable micro-kernel (micro_kernel.hpp).
+#if defined(__AVX512F__) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define RIDGELINE_HOST_MASKED_MOVES 1
 #include <immintrin.h>
 #endif
 
@@ -13,7 +16,7 @@ namespace ridgeline::backends::host {
 
 template <class Vec, class T>
 inline Vec load_vec_first(const T* p, int n) {
-#if defined(__AVX512F__)
+#if defined(RIDGELINE_HOST_MASKED_MOVES)
   if constexpr (sizeof(Vec) == 64 && std::is_same_v<T, float>)
     return reinterpret_cast<Vec>(_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1), p));
   if constexpr (sizeof(Vec) == 64 && std::is_same_v<T, double>)
@@ -26,7 +29,7 @@ inline Vec load_vec_first(const T* p, int n) {
 
 template <class Vec, class T>
 inline void store_vec_first(T* p, const Vec& v, int n) {
-#if defined(__AVX512F__)
+#if defined(RIDGELINE_HOST_MASKED_MOVES)
   if constexpr (sizeof(Vec) == 64 && std::is_same_v<T, float>) {
     _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1), reinterpret_cast<__m512>(v));
     return;
