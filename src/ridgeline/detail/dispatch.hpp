@@ -653,8 +653,7 @@ void finish_plan(GemmPlan& plan, int entry, std::int64_t m, std::int64_t n, std:
   const GemmEntryParams p = GemmEntriesOf<ExecSpace, T>::params(entry);
   plan.entry = entry, plan.role = p.role;
   constexpr double kCallingThread = CallingThreadFlops<Backend<ExecSpace, T>>::value;
-  if (p.role == GemmRole::panels && tiles_of(m, n, p.bm, p.bn) == 1 &&
-      2.0 * double(m) * double(n) * double(k) <= kCallingThread) {
+  if (p.role == GemmRole::panels && one_block_within(m, n, k, p.bm, p.bn, kCallingThread)) {
     plan.calling_thread = true, plan.peel = {}, plan.split = KSplit{1, 0};
     return;
   }

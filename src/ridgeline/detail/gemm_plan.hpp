@@ -69,6 +69,11 @@ struct GemmFacts {
 inline std::int64_t tiles_of(std::int64_t m, std::int64_t n, int bm, int bn) {
   return ((m + bm - 1) / bm) * ((n + bn - 1) / bn);
 }
+// Whether an M x N x K product is one bm x bn block of C with at most `flops` flops (2 M N K): what a
+// table's calling_thread_flops runs on the calling thread (finish_plan, when::launched_past_one_block).
+inline bool one_block_within(std::int64_t m, std::int64_t n, std::int64_t k, int bm, int bn, double flops) {
+  return tiles_of(m, n, bm, bn) == 1 && 2.0 * double(m) * double(n) * double(k) <= flops;
+}
 
 namespace when {
 // Any strides and alignment (element or register staging): a table's last entry.
@@ -174,8 +179,7 @@ struct launched_past_one_block {
   static constexpr GemmRole role = Cond::role;
   static constexpr bool needs_packets = Cond::needs_packets;
   static bool applies(const GemmFacts& f) {
-    return Cond::applies(f) && !(tiles_of(f.m, f.n, Small::bm, Small::bn) == 1 &&
-                                 2.0 * double(f.m) * double(f.n) * double(f.k) <= double(kFlops));
+    return Cond::applies(f) && !one_block_within(f.m, f.n, f.k, Small::bm, Small::bn, double(kFlops));
   }
 };
 // The same with op(A) k-contiguous: N dot products per row of op(A) (gemm_multi_vector_dot.hpp).
