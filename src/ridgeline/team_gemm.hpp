@@ -50,6 +50,21 @@ namespace detail {
 KOKKOS_INLINE_FUNCTION int team_trans(char t) {
   return (t == 'N' || t == 'n') ? 0 : (t == 'T' || t == 't' || t == 'C' || t == 'c') ? 1 : -1;
 }
+// x0 where t (a team_trans result, 0 or 1) is 0, else x1, by arithmetic rather than a choice. hipcc 5.2
+// compiled `t ? A.extent(0) : A.extent(1)` (and the same for strides) into one load through a chosen
+// address, which keeps the views' copies in scratch memory: 48 bytes per work-item for the kernel that
+// calls team_gemm, and none with this form (issue 17).
+KOKKOS_INLINE_FUNCTION std::int64_t team_pick(int t, std::int64_t x0, std::int64_t x1) {
+  return x0 + (x1 - x0) * std::int64_t(t);
+}
+template <class V>
+KOKKOS_INLINE_FUNCTION std::int64_t team_extent(const V& v, int r) {
+  return team_pick(r, static_cast<std::int64_t>(v.extent(0)), static_cast<std::int64_t>(v.extent(1)));
+}
+template <class V>
+KOKKOS_INLINE_FUNCTION std::int64_t team_stride(const V& v, int r) {
+  return team_pick(r, static_cast<std::int64_t>(v.stride_0()), static_cast<std::int64_t>(v.stride_1()));
+}
 }  // namespace detail
 
 template <class Member, class AV, class BV, class CV>
@@ -75,14 +90,14 @@ KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char tran
   const int ta = detail::team_trans(transA), tb = detail::team_trans(transB);
   if (ta < 0 || tb < 0) Kokkos::abort("ridgeline::team_gemm: transA and transB must be 'N', 'T' or 'C'");
   const int M = static_cast<int>(C.extent(0)), N = static_cast<int>(C.extent(1));
-  const int K = static_cast<int>(ta ? A.extent(0) : A.extent(1));
-  if (static_cast<int>(ta ? A.extent(1) : A.extent(0)) != M ||
-      static_cast<int>(tb ? B.extent(1) : B.extent(0)) != K ||
-      static_cast<int>(tb ? B.extent(0) : B.extent(1)) != N)
+  const int K = static_cast<int>(detail::team_extent(A, 1 - ta));
+  if (static_cast<int>(detail::team_extent(A, ta)) != M ||
+      static_cast<int>(detail::team_extent(B, tb)) != K ||
+      static_cast<int>(detail::team_extent(B, 1 - tb)) != N)
     Kokkos::abort("ridgeline::team_gemm: need op(A) M x K, op(B) K x N and C M x N");
   // op(A)(m, k) at a[m * a_dm + k * a_dk], op(B)(k, n) at b[k * b_dk + n * b_dn].
-  const std::int64_t a_dm = A.stride(ta ? 1 : 0), a_dk = A.stride(ta ? 0 : 1);
-  const std::int64_t b_dk = B.stride(tb ? 1 : 0), b_dn = B.stride(tb ? 0 : 1);
+  const std::int64_t a_dm = detail::team_stride(A, ta), a_dk = detail::team_stride(A, 1 - ta);
+  const std::int64_t b_dk = detail::team_stride(B, tb), b_dn = detail::team_stride(B, 1 - tb);
   const T* a = A.data();
   const T* b = B.data();
   team.team_barrier();  // the team's writes of A, B and C before the call are visible
@@ -130,11 +145,11 @@ KOKKOS_INLINE_FUNCTION void team_gemv(const Member& team, char trans, const deta
   const int ta = detail::team_trans(trans);
   if (ta < 0) Kokkos::abort("ridgeline::team_gemv: trans must be 'N', 'T' or 'C'");
   const int M = static_cast<int>(y.extent(0));
-  const int K = static_cast<int>(ta ? A.extent(0) : A.extent(1));
-  if (static_cast<int>(ta ? A.extent(1) : A.extent(0)) != M || static_cast<int>(x.extent(0)) != K)
+  const int K = static_cast<int>(detail::team_extent(A, 1 - ta));
+  if (static_cast<int>(detail::team_extent(A, ta)) != M || static_cast<int>(x.extent(0)) != K)
     Kokkos::abort("ridgeline::team_gemv: need op(A) M x K, x of K entries and y of M");
   // op(A)(m, k) at a[m * a_dm + k * a_dk].
-  const std::int64_t a_dm = A.stride(ta ? 1 : 0), a_dk = A.stride(ta ? 0 : 1);
+  const std::int64_t a_dm = detail::team_stride(A, ta), a_dk = detail::team_stride(A, 1 - ta);
   const std::int64_t x_dk = x.stride(0), none = 0;
   const T* a = A.data();
   const T* xp = x.data();

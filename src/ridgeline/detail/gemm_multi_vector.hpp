@@ -137,15 +137,15 @@ struct GemmMultiVector {
     }
     if (!active) return;
 
-    // Compile-time indices into acc (a run-time one would put it in local memory).
+    // Compile-time indices into acc (a run-time one would put it in local memory), and guards rather than
+    // breaks: with a break in these loops hipcc 5.2 left acc in scratch memory (32-272 bytes per work-item).
     const std::int64_t mn = c.rows * c.cols;
     RIDGELINE_UNROLL
     for (int j = 0; j < kNV; ++j) {
-      if (j >= nv) break;
       RIDGELINE_UNROLL
       for (int e = 0; e < VW; ++e) {
         const std::int64_t m = i + e;
-        if (m >= c.rows) break;
+        if (j >= nv || m >= c.rows) continue;
         if (slices > 1) {
           work[s * mn + j * c.rows + m] = alpha * acc[e][j];
         } else {

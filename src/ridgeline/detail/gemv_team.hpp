@@ -253,15 +253,22 @@ struct GemvDot {
     for (int p = 0; p < kPasses; ++p) {
       const int r0 = (p * kGroups + g) * R;  // the group's first row in the team's block
       const std::int64_t rb = i0 + r0;
+      // s is indexed only in unrolled loops, guarded rather than cut short: a run-time index (or a loop
+      // that stops at nr) puts it in scratch memory under hipcc 5.2 (32-48 bytes per work-item for
+      // complex types, issue 17).
       Acc s[R];
       int nr = R;
       if (rb + R <= a.rows) {
         lane_sums<R>(rb, l, s);
       } else {
         nr = rb < a.rows ? static_cast<int>(a.rows - rb) : 0;
-        for (int r = 0; r < nr; ++r) lane_sums<1>(rb + r, l, s + r);
+        RIDGELINE_UNROLL
+        for (int r = 0; r < R; ++r)
+          if (r < nr) lane_sums<1>(rb + r, l, &s[r]);
       }
-      for (int r = 0; r < nr; ++r) {
+      RIDGELINE_UNROLL
+      for (int r = 0; r < R; ++r) {
+        if (r >= nr) continue;
         if constexpr (kLanes == 1) {
           write(rb + r, s[r]);
         } else {

@@ -56,9 +56,21 @@ Strided2D<const T> as_const(const Strided2D<T>& x) {
 }
 
 // A W-element packet aligned to its size: one 16-byte load on GPUs when W * sizeof(T) == 16.
+//
+// On HIP it is assigned element by element. hipcc 5.2 (LLVM 15) copies the struct as a whole (a memcpy)
+// and then leaves an array of packets indexed in an unrolled loop (P v[kU]; v[u] = ...) in scratch
+// memory: GemmBatchedSmall's copy kept 80 bytes per work-item there, which an element-wise copy into the
+// same array does not (it still loads and stores 16 bytes at a time: global_load_dwordx4). CUDA and the
+// host keep the trivial copy.
 template <int W, class T>
 struct alignas(W * sizeof(T)) Packet {
   T v[W];
+#if defined(KOKKOS_ENABLE_HIP)
+  KOKKOS_FORCEINLINE_FUNCTION Packet& operator=(const Packet& o) {
+    for (int e = 0; e < W; ++e) v[e] = o.v[e];
+    return *this;
+  }
+#endif
 };
 
 template <int W, class T>
