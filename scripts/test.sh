@@ -20,7 +20,8 @@
 #   4. HIP backend (gfx90a): compile and link the kernel tests and the CLI (no AMD GPU anywhere), and the
 #      MFMA entries' kernels for gfx940 as well, then scripts/hip_code_objects.py on them (MFMA in K loops,
 #      spills, claimed occupancy; static estimates), and twice more to show that its spill and occupancy
-#      checks fail where they must (no baseline; claims of 8 waves per SIMD): 10 s in all
+#      checks fail where they must (tests/hip_spill_probe.cpp, a kernel that must spill, about 15 s to
+#      compile; claims of 8 waves per SIMD): 10 s in all for the script
 #   Step 4 sets RIDGELINE_DISPATCH_INSTANCES=OFF: its few test files compile the dispatch themselves, which
 #   costs less than the library's seven instance files (HIP: about 400 against 600 s of compile;
 #   perf/results/2026-12-02-host-9ec1248/); the other steps build it ON.
@@ -116,14 +117,13 @@ fi
 if has hip; then
   say "HIP backend: compile and link only"
   # hip_mfma_kernels: the MFMA entries' kernels once more, for gfx940 too (tests/hip_mfma_kernels.cpp).
-  RIDGELINE_TARGETS="test_gemm_hip test_gemm_batched_hip test_gemv_hip test_validation_hip ridgeline_cli hip_mfma_kernels" \
+  # hip_spill_probe: a kernel that must spill, for the failing-check test below (tests/hip_spill_probe.cpp).
+  RIDGELINE_TARGETS="test_gemm_hip test_gemm_batched_hip test_gemv_hip test_validation_hip ridgeline_cli hip_mfma_kernels hip_spill_probe" \
     "$root/scripts/build.sh" hip -DRIDGELINE_ENABLE_PERF=OFF -DRIDGELINE_DISPATCH_INSTANCES=OFF
   say "HIP code objects: resources, occupancy, K loops, static bounds (estimates)"
   # The CLI target is a static library: its objects carry their own code objects.
-  hip_co_args=(--json "$root/build/hip/code_objects.json")
-  [ ! -f "$root/scripts/hip_code_objects_spill_baseline.txt" ] ||
-    hip_co_args+=(--spill-baseline "$root/scripts/hip_code_objects_spill_baseline.txt")
-  python3 "$root/scripts/hip_code_objects.py" "${hip_co_args[@]}" \
+  # No spill baseline: no GEMM/GEMV kernel may spill or use scratch.
+  python3 "$root/scripts/hip_code_objects.py" --json "$root/build/hip/code_objects.json" \
     "$root"/build/hip/tests/test_{gemm,gemm_batched,gemv,validation}_hip \
     "$root/build/hip/apps/ridgeline/libridgeline_cli.a" \
     "$root/build/hip/tests/CMakeFiles/hip_mfma_kernels.dir/hip_mfma_kernels.cpp.o"
@@ -135,23 +135,21 @@ if has hip; then
       --estimates "$root/build/hip/code_objects.json"
   fi
   say "HIP code objects: the report's checks can fail"
-  # Without the baseline, the complex GEMV dot kernels it lists must fail the spill check; with every
-  # occupancy claim of the table raised to 8 waves per SIMD, the MFMA entries must fail theirs. Exit status
-  # 1 is a failed check (2 would be a report that could not be made).
+  # The spill probe's kernel must fail the spill check; with every occupancy claim of the table raised to
+  # 8 waves per SIMD, the MFMA entries must fail theirs. Exit status 1 is a failed check (2 would be a
+  # report that could not be made).
   hip_tmp=$(mktemp -d)
-  : >"$hip_tmp/no-baseline.txt"
   cp -r "$root/backends/hip" "$hip_tmp/hip"
   sed -i 's/waves_per_simd = [0-9]*;/waves_per_simd = 8;/' "$hip_tmp/hip/tile_table.hpp"
   hip_rc=0
-  python3 "$root/scripts/hip_code_objects.py" --spill-baseline "$hip_tmp/no-baseline.txt" \
-    "$root/build/hip/tests/test_gemv_hip" >/dev/null 2>&1 || hip_rc=$?
+  python3 "$root/scripts/hip_code_objects.py" \
+    "$root/build/hip/tests/CMakeFiles/hip_spill_probe.dir/hip_spill_probe.cpp.o" >/dev/null 2>&1 || hip_rc=$?
   if [ "$hip_rc" -ne 1 ]; then
-    echo "hip_code_objects.py without a spill baseline exited $hip_rc, not 1 (a failed spill check)" >&2
+    echo "hip_code_objects.py on the spill probe exited $hip_rc, not 1 (a failed spill check)" >&2
     exit 1
   fi
   hip_rc=0
   python3 "$root/scripts/hip_code_objects.py" --table "$hip_tmp/hip/tile_table.hpp" \
-    --spill-baseline "$root/scripts/hip_code_objects_spill_baseline.txt" \
     "$root/build/hip/tests/test_validation_hip" >/dev/null 2>&1 || hip_rc=$?
   if [ "$hip_rc" -ne 1 ]; then
     echo "hip_code_objects.py with claims of 8 waves per SIMD exited $hip_rc, not 1 (a failed claim)" >&2

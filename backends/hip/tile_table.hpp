@@ -108,16 +108,23 @@ using GemmTilesF16Mfma = GemmTilesHalfMfma<MfmaF16x32x32x8>;
 using GemmTilesBf16Mfma = GemmTilesHalfMfma<MfmaBf16x32x32x8>;
 
 // Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>): the portable micro-kernel with complex
-// accumulators, 4 x 4 per thread on 256 threads, K steps of 8; 2 x 8 x (65 + 65) x 16 B = 33 KB of LDS
-// for complex<double>. Compile-only, not swept.
+// accumulators, 4 x 4 per thread on 256 threads; 2 x kBk x (65 + 65) x sizeof(T) bytes of LDS. K steps of 8
+// for complex<float> (224-228 VGPRs, two waves per SIMD), of 4 for complex<double>: at 8 it took 256 VGPRs
+// and spilled 2 into 142 AGPRs (one wave per SIMD; the unrolled step keeps eight k values of fragments in
+// flight); at 4, 242 VGPRs, no AGPRs, two waves; 4 x 2 tiles at 8 took 256 + 24 AGPRs (hipcc 5.2, gfx90a,
+// one kernel probed alone with -Rpass-analysis=kernel-resource-usage;
+// perf/results/2026-12-06-gfx90a-*/). Compile-only, not swept.
+template <int kBk>
 struct GemmTilesComplex {
-  static constexpr int bm = 64, bn = 64, bk = 8;
+  static constexpr int bm = 64, bn = 64, bk = kBk;
   static constexpr int tm = 4, tn = 4, fm = 1, fn = 1;
   static constexpr int pad_a = 1, pad_b = 1;
   static constexpr int team_size = 256, vector_length = 1, stages = 2, min_blocks = 1;
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr const char* micro_kernel_name = "portable-complex";
 };
+template <class T>
+using GemmTilesComplexOf = GemmTilesComplex<sizeof(T) == 16 ? 4 : 8>;
 
 template <class T>
 struct GemvRowsTiles {
@@ -159,7 +166,7 @@ struct Tiles {
   template <class T>
   using gemm_entries =
       std::conditional_t<detail::is_complex_v<T>,
-                         detail::GemmEntries<detail::GemmEntry<GemmTilesComplex, detail::when::any>>,
+                         detail::GemmEntries<detail::GemmEntry<GemmTilesComplexOf<T>, detail::when::any>>,
                          detail::GemmEntries<detail::GemmEntry<gemm<T>, detail::when::packets>,
                                              detail::GemmEntry<gemm<T>, detail::when::any>>>;
   // Batched products (dispatch_batched.hpp): the small path, and the one tile entry for medium matrices.
