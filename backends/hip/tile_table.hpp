@@ -113,7 +113,7 @@ using GemmTilesBf16Mfma = GemmTilesHalfMfma<MfmaBf16x32x32x8>;
 // and spilled 2 into 142 AGPRs (one wave per SIMD; the unrolled step keeps eight k values of fragments in
 // flight); at 4, 242 VGPRs, no AGPRs, two waves; 4 x 2 tiles at 8 took 256 + 24 AGPRs (hipcc 5.2, gfx90a,
 // one kernel probed alone with -Rpass-analysis=kernel-resource-usage;
-// perf/results/2026-12-06-gfx90a-*/). Compile-only, not swept.
+// perf/results/2026-12-06-gfx90a-aea176e/). Compile-only, not swept.
 template <int kBk>
 struct GemmTilesComplex {
   static constexpr int bm = 64, bn = 64, bk = kBk;
