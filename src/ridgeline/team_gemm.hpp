@@ -63,7 +63,7 @@ KOKKOS_INLINE_FUNCTION std::int64_t team_extent(const V& v, int r) {
 }
 template <class V>
 KOKKOS_INLINE_FUNCTION std::int64_t team_stride(const V& v, int r) {
-  return team_pick(r, static_cast<std::int64_t>(v.stride_0()), static_cast<std::int64_t>(v.stride_1()));
+  return team_pick(r, static_cast<std::int64_t>(v.stride(0)), static_cast<std::int64_t>(v.stride(1)));
 }
 }  // namespace detail
 
