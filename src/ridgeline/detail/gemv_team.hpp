@@ -253,26 +253,20 @@ struct GemvDot {
     for (int p = 0; p < kPasses; ++p) {
       const int r0 = (p * kGroups + g) * R;  // the group's first row in the team's block
       const std::int64_t rb = i0 + r0;
-      // s is indexed only in unrolled loops, guarded rather than cut short: a run-time index (or a loop
-      // that stops at nr) puts it in scratch memory under hipcc 5.2 (32-48 bytes per work-item for
-      // complex types, issue 17).
-      Acc s[R];
-      int nr = R;
+      // A whole row block sums its rows together; past the last whole block, rows go one at a time, each
+      // sum stored as soon as it is made. s is indexed only in the unrolled loop: a run-time index into it
+      // (s + r, r < nr) put it in scratch memory under hipcc 5.2 (32-48 bytes per work-item for complex
+      // types, issue 17).
       if (rb + R <= a.rows) {
+        Acc s[R];
         lane_sums<R>(rb, l, s);
-      } else {
-        nr = rb < a.rows ? static_cast<int>(a.rows - rb) : 0;
         RIDGELINE_UNROLL
-        for (int r = 0; r < R; ++r)
-          if (r < nr) lane_sums<1>(rb + r, l, &s[r]);
-      }
-      RIDGELINE_UNROLL
-      for (int r = 0; r < R; ++r) {
-        if (r >= nr) continue;
-        if constexpr (kLanes == 1) {
-          write(rb + r, s[r]);
-        } else {
-          red[(r0 + r) * kLD + l] = s[r];
+        for (int r = 0; r < R; ++r) store_sum(r0 + r, rb + r, l, s[r], red);
+      } else {
+        for (int r = 0; r < R && rb + r < a.rows; ++r) {
+          Acc s1;
+          lane_sums<1>(rb + r, l, &s1);
+          store_sum(r0 + r, rb + r, l, s1, red);
         }
       }
     }
@@ -283,6 +277,16 @@ struct GemvDot {
         for (int ll = 1; ll < kLanes; ++ll) s += red[r * kLD + ll];
         write(i0 + r, s);
       }
+    }
+  }
+
+  // Row rt of the team's block (row i of y): lane l's sum, written out with one lane, else left in red.
+  KOKKOS_FORCEINLINE_FUNCTION void store_sum(int rt, std::int64_t i, int l, Acc s, Acc* red) const {
+    if constexpr (kLanes == 1) {
+      (void)rt, (void)l, (void)red;
+      write(i, s);
+    } else {
+      red[rt * kLD + l] = s;
     }
   }
 
