@@ -2174,25 +2174,6 @@ TEST(GemmHmma, AsyncStagingFragmentsAcrossStepsBf16) {
 TEST(GemmHmma, AsyncStagingWideWarpsHalfToFloat) {
   run_hmma_tiles_all<HmmaAsyncWide, half_t, float>();
 }
-// The slice loop with the stages handed over through mbarriers (k_loop_handoff): a stage refilled a step
-// after its release, steps waited for by parity across several rounds of the stages.
-template <int kBm, int kBn, int kWm, int kWn, int kBk, int kStages>
-struct HmmaHandoff : HmmaTiles<kBm, kBn, kWm, kWn, kBk, kStages, true, false, true> {
-  using stage_handoff = backends::cuda::StageHandoffSm80;
-};
-TEST(GemmHmma, StageHandoffHalfToFloat) {
-  // 64x64x32 tiles, three stages: 130x71x83 has interior and edge tiles and a K tail after two whole
-  // steps; 64x64x480 is 15 whole steps, five rounds of the stages; 20x9x5 one partial tile and step;
-  // 64x64x64 two steps, fewer than the stages.
-  const std::array<std::int64_t, 3> shapes[] = {{130, 71, 83}, {64, 64, 480}, {20, 9, 5}, {64, 64, 64}};
-  run_mma_tiles_every_orientation<HmmaHandoff<64, 64, 32, 32, 32, 3>, half_t, float>(shapes, 9580);
-}
-TEST(GemmHmma, StageHandoffTableGeometryBf16) {
-  // The table's geometry (256x128x32, 8 warps of 64x64, six stages): 300x140x1000 has edge tiles in M
-  // and N and 32 steps with a K tail of 8; 256x128x96 three steps, fewer than the stages.
-  const std::array<std::int64_t, 3> shapes[] = {{300, 140, 1000}, {256, 128, 96}};
-  run_mma_tiles_every_orientation<HmmaHandoff<256, 128, 64, 64, 32, 6>, bhalf_t, bhalf_t>(shapes, 9590);
-}
 
 // The table's 16-bit entries through ridgeline::gemm: the tensor-core micro-kernel on both paths,
 // split-K, and bit-identical reruns.

@@ -28,7 +28,6 @@
 #include <ridgeline/backends/cuda/gemm_team_tma_sm90a.hpp>
 #include <ridgeline/backends/cuda/hmma_sm80.hpp>
 #include <ridgeline/backends/cuda/micro_kernel.hpp>
-#include <ridgeline/backends/cuda/stage_handoff_sm80.hpp>
 #include <ridgeline/backends/cuda/team_scratch.hpp>
 #include <ridgeline/backends/cuda/tune_space.hpp>
 #include <ridgeline/backends/cuda/wgmma_micro_kernel_sm90a.hpp>
@@ -528,36 +527,9 @@ struct GemmTilesTf32WgmmaTma : WgmmaTmaEntry<GemmTilesTf32WgmmaTma, 128, 256, 32
   static constexpr const char* micro_kernel_name = "wgmma-m64n256k8-tf32";
 };
 
-// FP16 and BF16 on HMMA with one team of 8 warps per SM and the stages handed between the warps through
-// mbarriers (stage_handoff_sm80.hpp, gemm_team_async.hpp's k_loop_handoff) instead of a team barrier per
-// step: 256x128x32 on 256 threads, 64x64 per warp as GemmTilesHalfMmaAsync, six stages (NN: 6 x (32 x 264 +
-// 128 x 40) x 2 B = 162 KB). Why: at 128 x 128 the L2 served 87-89% of its throughput (HMMA sweep 6 above),
-// so 0.60 of cuBLAS needs tiles that read fewer bytes per flop; 256 x 128 reads 3/4 as many, but needs
-// all of an SM's registers for one team, and with a team barrier per step its warps multiplied and waited
-// together (0.76-1.01x). Predicted 1.10-1.20x the 128 x 128 entry on 8192^3; not yet measured, so
-// the plain build lists it first and the 128 x 128 entry after it, for `ridgeline tune` to compare.
-struct GemmTilesHalfMmaHandoff {
-  static constexpr int bm = 256, bn = 128, bk = 32;
-  static constexpr int warp_m = 64, warp_n = 64;
-  static constexpr int tm = warp_m / 8, tn = warp_n / 4;
-  static constexpr int pad_a = 8, pad_b = 8, pad_k = 8;
-  static constexpr int team_size = 256, vector_length = 1, stages = 6, min_blocks = 1;
-  static constexpr bool fragments_across_steps = true;
-  static constexpr int scratch_level = 0, group_m = 8;
-  using async_copy = AsyncCopySm80;
-  using stage_handoff = StageHandoffSm80;
-  template <class T, class Acc>
-  using micro_kernel = HmmaSm80MicroKernel<GemmTilesHalfMmaHandoff, T, Acc>;
-  static constexpr const char* micro_kernel_name = "hmma-m16n8k16";
-  static constexpr const char* pipeline_name = "cp.async+mbarrier";
-  static constexpr bool matrix_unit = true;
-};
-
 // The 16-bit packet entry of this build: wgmma where the build has it, else mma.sync.
 using GemmTilesHalfPackets =
-    std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaTma, GemmTilesHalfMmaHandoff>;
-// The plain build's other HMMA packet entry (void in route builds): reached by `ridgeline tune` only.
-using GemmTilesHalfPacketsAlt = std::conditional_t<wgmma::kBuiltWithSm90a, void, GemmTilesHalfMmaAsync>;
+    std::conditional_t<wgmma::kBuiltWithSm90a, GemmTilesHalfWgmmaTma, GemmTilesHalfMmaAsync>;
 
 // FP16 and BF16 narrow packet entry on wgmma (route builds), for products of at most 64 rows: one
 // warpgroup's 64x256 tile per team of 128 threads, five stages of (64 + 256) x 64 x 2 B = 202 KB, one
@@ -800,7 +772,6 @@ struct Tiles {
   using HalfEntries =
       detail::GemmEntries<detail::GemmEntry<HalfNarrow, detail::when::rows_at_most<HalfNarrow::bm>>,
                           detail::GemmEntry<GemmTilesHalfPackets, detail::when::packets>,
-                          detail::GemmEntry<GemmTilesHalfPacketsAlt, detail::when::packets>,
                           detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>;
   // Complex types: the complex SIMT entries alone (by size, complex<float> would take the fp64 DMMA list).
   using ComplexFloatEntries =

@@ -105,18 +105,6 @@ template <class Cfg>
 struct FragmentsAcrossStepsOf<Cfg, std::void_t<decltype(Cfg::fragments_across_steps)>>
     : std::bool_constant<Cfg::fragments_across_steps> {};
 
-// An entry's stage_handoff (default void): a component that hands stage buffers between the team's warps
-// through mbarriers (backends/cuda/stage_handoff_sm80.hpp) instead of a team barrier per K step; the
-// slice-at-a-time loop then runs as k_loop_handoff.
-template <class Cfg, class = void>
-struct StageHandoffOf {
-  using type = void;
-};
-template <class Cfg>
-struct StageHandoffOf<Cfg, std::void_t<typename Cfg::stage_handoff>> {
-  using type = typename Cfg::stage_handoff;
-};
-
 // Always packet staging, so unlike GemmTeamTiled it takes no kVec: the dispatcher's kVec choice
 // does not apply (GemmKernelFor). T: A and B; TC: C; Acc: the accumulator.
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC = T>
@@ -147,10 +135,6 @@ struct GemmTeamAsync
       !(kAcross && (kCopiesAfter || kSteady || ProductsFirstOf<Cfg>::value || kInFlight > 0)),
       "fragments across steps is a K loop of its own: no steady loop, copies after or products first");
   static_assert(!kAcross || kStages >= 2, "fragments across steps keeps a step in flight");
-  using Handoff = typename StageHandoffOf<Cfg>::type;
-  static constexpr bool kHandoff = !std::is_void_v<Handoff>;
-  static_assert(!kHandoff || (kAcross && kStages >= 3),
-                "the mbarrier handoff is a form of the slice loop, and refills a stage one step late");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
   static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
   using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
@@ -199,7 +183,7 @@ struct GemmTeamAsync
 
   KOKKOS_INLINE_FUNCTION static constexpr std::size_t scratch_bytes() {
     return align_up(sizeof(T) * kStages * TileA::kElems) + align_up(sizeof(T) * kStages * TileB::kElems) +
-           std::size_t(TileA::kAlign) + std::size_t(TileB::kAlign) + (kHandoff ? 16 * kStages + 8 : 0);
+           std::size_t(TileA::kAlign) + std::size_t(TileB::kAlign);
   }
 
   // The thread's first packet of a K step in each operand: (fast, slow) inside the step's tile.
@@ -271,9 +255,6 @@ struct GemmTeamAsync
     T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));
     // kStages x (BK, BN+pad) or (BN, BK+pad), or BN x BK in the micro-kernel's layout
     T* Bs = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileB::kElems, TileB::kAlign));
-    // kHandoff: full[kStages], then empty[kStages] (stage_handoff_sm80.hpp)
-    std::uint64_t* bars = nullptr;
-    if constexpr (kHandoff) bars = static_cast<std::uint64_t*>(scratch.get_shmem_aligned(16 * kStages, 8));
     const int t = team.team_rank();
     // An edge tile loads and computes from the last whole tile of the extent (tile_inside_origin), so
     // that its steps copy as an interior tile's do, and stores only its own rows and columns. Packets
@@ -301,9 +282,7 @@ struct GemmTeamAsync
     const Owner o = MK::owner(t);
     typename MK::Accumulator acc;
     MK::zero(acc);
-    if constexpr (kHandoff) {
-      k_loop_handoff(team, t, o, acc, As, Bs, bars, nk, issue_step);
-    } else if constexpr (kAcross) {
+    if constexpr (kAcross) {
       k_loop_across_steps(team, t, o, acc, As, Bs, m0, n0, k_begin, nk, nk_full, issue_step);
     } else {
       k_loop(team, t, o, acc, As, Bs, m0, n0, k_end, k_begin, nk, nk_full, issue_step);
@@ -396,80 +375,6 @@ struct GemmTeamAsync
       });
     }
   }
-  // The slice-at-a-time loop with the stages handed over through mbarriers (Cfg::stage_handoff) rather
-  // than a team barrier per step:
-  //
-  //   prologue: issue K steps 0 .. S-1, each counted on its stage's full barrier; wait for step 0
-  //   for each K step kt, for each slice s:
-  //     s not last: load slice s + 1 of step kt
-  //     s last:     release step kt's stage (this warp holds its last slice);
-  //                 once every warp released step kt - 1's stage, issue step kt - 1 + S into it;
-  //                 wait for step kt + 1's copies, load its slice 0
-  //     multiply slice s
-  //
-  // A stage is refilled a step after its release, so that a warp waits there only for a warp a whole
-  // step behind it; S - 2 steps are in flight while a step is computed.
-  template <class Member, class IssueStep>
-  KOKKOS_FORCEINLINE_FUNCTION void k_loop_handoff(const Member& team, int t, const Owner& o,
-                                                  typename MK::Accumulator& acc, T* As, T* Bs,
-                                                  std::uint64_t* bars, int nk,
-                                                  const IssueStep& issue_step) const {
-    constexpr int kSlices = MK::kSlices;
-    static_assert(kSlices % 2 == 0,
-                  "an even number of slices per K step keeps the fragment sets in registers");
-    constexpr unsigned kStageA = TileA::kElems * sizeof(T), kStageB = TileB::kElems * sizeof(T);
-    const std::uint32_t full0 = Handoff::address(bars), empty0 = full0 + 8 * kStages;
-    // A team that ran a tile before (a batched league) may still have warps reading its barriers.
-    team.team_barrier();
-    if (t == 0) {
-      for (int s = 0; s < kStages; ++s) {
-        Handoff::init(full0 + 8 * s, kThreads);
-        Handoff::init(empty0 + 8 * s, kThreads / 32);
-      }
-    }
-    team.team_barrier();
-    RIDGELINE_UNROLL
-    for (int s = 0; s < kStages; ++s) {
-      if (s < nk) {
-        issue_step(s, s);
-        Handoff::arrive_when_copied(full0 + 8 * s);
-      }
-    }
-    if (nk <= 0) return;
-    const auto base = MK::template slice_base<LayoutA, LayoutB>(As, Bs, o);
-    Handoff::wait(full0, 0u);
-    typename MK::Fragments f[2];
-    MK::template load_slice<LayoutA, LayoutB>(f[0], base, 0u, 0u, 0);
-    int read = 0;         // the stage of K step kt
-    unsigned phase = 0u;  // the parity of step kt's round of stages
-    for (int kt = 0; kt < nk; ++kt) {
-      const unsigned off_a = read * kStageA, off_b = read * kStageB;
-      const int next = read + 1 == kStages ? 0 : read + 1;
-      const unsigned next_phase = next == 0 ? phase ^ 1u : phase;
-      RIDGELINE_UNROLL
-      for (int s = 0; s < kSlices; ++s) {
-        if (s + 1 < kSlices) {
-          MK::template load_slice<LayoutA, LayoutB>(f[(s + 1) % 2], base, off_a, off_b, s + 1);
-        } else {
-          Handoff::warp_arrive(empty0 + 8 * read, t);
-          if (kt >= 1 && kt - 1 + kStages < nk) {
-            const int prev = read == 0 ? kStages - 1 : read - 1;
-            Handoff::wait(empty0 + 8 * prev, read == 0 ? phase ^ 1u : phase);
-            issue_step(kt - 1 + kStages, prev);
-            Handoff::arrive_when_copied(full0 + 8 * prev);
-          }
-          if (kt + 1 < nk) {
-            Handoff::wait(full0 + 8 * next, next_phase);
-            MK::template load_slice<LayoutA, LayoutB>(f[(s + 1) % 2], base, next * kStageA, next * kStageB,
-                                                      0);
-          }
-        }
-        MK::mma_slice(acc, f[s % 2]);
-      }
-      read = next, phase = next_phase;
-    }
-  }
-
   // A whole interior step of one operand: the thread's packets, line by line from src.
   template <class Tl>
   KOKKOS_FORCEINLINE_FUNCTION static void issue_packets(T* dst, const T* src, std::int64_t line) {
