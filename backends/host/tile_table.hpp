@@ -151,6 +151,16 @@ using SmallPanelTiles = GemmPanelTiles<T, 96, 96, 48 * 1024>;
 // in M and K, read op(A) and op(B) where they lie (gemm_small_direct.hpp): no packing but of op(A)'s
 // micro-panels where its rows are not contiguous, op(B) broadcast from its own strides, M tails through
 // masked vectors. Same MR x NR as the panels, 96 x 96 blocks (one for the calling thread's products).
+// Against the small panel entry it replaces there, OpenBLAS in the same runs, two rounds on this VM's two
+// Zen 5 cores (2cdea71's records, base 1c3ee13): batched-host fp32 32^3 0.44-0.63 -> 0.71-0.80, 64^3
+// 0.49-0.50
+// -> 0.67-0.77, 128^3 0.80-0.97 -> 1.25-1.27, 256^3 0.75-0.92 -> 1.19-1.23, 32x512x32 0.59-0.66 -> 0.93-1.16;
+// fp64 32^3 0.38-0.39 -> 0.57-0.77, 64^3 0.65-0.85 -> 0.83-0.91, 128^3 and 256^3 0.92-1.27 -> 1.42-1.54; one
+// product on the calling thread: SGEMM 16^3 0.24-0.28 -> 0.46-0.53, 48^3 0.62-0.67 -> 0.93-0.95, 64^3
+// 0.75-0.82 -> 0.93-0.96, DGEMM 64^3 0.42-0.67 -> 0.89-0.95. What is left at 32^3 and 64^3 in a batch is cold
+// op(B), broadcast 12 columns at a time from memory: a probe that gave every matrix the same B ran fp32 32^3
+// at 1.14 of OpenBLAS against 0.68. Past 256 a probe of one thread per matrix (cold batches) was mixed: fp32
+// TN 384^3 0.80 against the panels' 0.88, fp64 512^3 NN and TN level (0.96-1.00 against 0.94-0.97); so 256.
 template <class T>
 struct GemmSmallDirectTiles {
   static constexpr int simd_bytes = 64;
