@@ -1490,6 +1490,128 @@ TEST(Gemm, PanelKernelDouble) {
   every_panel_entry<double>();
 }
 
+// ---- the host's direct small-product kernel (backends/host/gemm_small_direct.hpp) ---------------------
+// The table's direct entry (its gemm_batched_direct; none on device tables) launched on the calling thread
+// at every transpose pair: M just inside and outside one vector and one micro-tile (W, MR: masked tails of
+// one and two vectors), N at every width of a last micro-tile (1 to 13: the 8, 4, 3, 2 and 1 pieces), K of
+// one step and of two (past bk), operands and C in subviews whose leading dimensions pass their extents, C
+// also with rows not contiguous (the product transposed: C^T = op(B)^T op(A)^T); beta zero on a poisoned
+// C, and not; every product run twice, bit-identical.
+template <class T, class Cfg>
+void direct_kernel_cases(std::uint64_t seed) {
+  using E = detail::GemmEntry<Cfg, detail::when::panels>;
+  constexpr std::int64_t W = Cfg::simd_bytes / std::int64_t(sizeof(T)), MR = Cfg::tm;
+  std::vector<std::array<std::int64_t, 3>> shapes;
+  for (std::int64_t m :
+       {std::int64_t(1), W - 1, W, W + 1, MR - 1, MR, MR + 1, 2 * MR + 5, std::int64_t(Cfg::bm)})
+    for (std::int64_t n : {1, 4, 12, 13}) shapes.push_back({m, n, 7});
+  for (std::int64_t n = 1; n <= 13; ++n) shapes.push_back({MR + 3, n, 19});
+  shapes.push_back({Cfg::bm, Cfg::bn, Cfg::bk + 9});  // two K steps: the second adds to C
+  shapes.push_back({W + 3, 25, 1});
+  int runs = 0;
+  for (const auto& [m, n, k] : shapes)
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (bool c_rows : {false, true})
+        for (double beta : {0.0, -0.5}) {
+          const bool a_t = t[0] == 'T', b_t = t[1] == 'T';
+          const std::int64_t ar = a_t ? k : m, br = b_t ? n : k;
+          auto bigA = make_matrix<T, Kokkos::LayoutLeft>("A", odd_above(ar), a_t ? m : k);
+          auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", odd_above(br), b_t ? k : n);
+          auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
+          auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, br), Kokkos::ALL());
+          const std::string what = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                                   (c_rows ? ", C rows not contiguous" : "");
+          expect_direct_product<T>(
+              t[0], t[1], A, B, m, n, 0.7, beta, seed += 3, what, [&](auto ca, auto cb, auto c, T al, T be) {
+                const auto run = [&](auto x, auto y, auto z) {
+                  detail::with_entry_kernel<Exec, T, T, E>(
+                      detail::rows_contiguous(x), !detail::rows_contiguous(y), [&](auto kernel) {
+                        detail::launch_gemm<typename decltype(kernel)::type>(Exec(), x, y, z, al, be,
+                                                                             detail::KSplit{1, x.cols}, true);
+                      });
+                };
+                // The first run on a copy of C, the second on C itself: the two must match bit for bit.
+                Kokkos::View<T**, Kokkos::LayoutLeft, Exec> copy("copy", c.rows, c.cols);
+                auto cv = Kokkos::subview(copy, Kokkos::ALL(), Kokkos::ALL());
+                Kokkos::parallel_for(
+                    Kokkos::RangePolicy<Exec>(0, c.cols), KOKKOS_LAMBDA(std::int64_t j) {
+                      for (std::int64_t i = 0; i < c.rows; ++i) cv(i, j) = c(i, j);
+                    });
+                Kokkos::fence();
+                const detail::Strided2D<T> c2{copy.data(), c.rows, c.cols, 1, c.rows};
+                for (const detail::Strided2D<T>& z : {c2, c}) {
+                  if (c_rows)
+                    run(detail::transpose_of(cb), detail::transpose_of(ca), detail::transpose_of(z));
+                  else
+                    run(ca, cb, z);
+                }
+                Kokkos::fence();
+                std::int64_t differ = 0;
+                for (std::int64_t j = 0; j < c.cols; ++j)
+                  for (std::int64_t i = 0; i < c.rows; ++i)
+                    differ += std::memcmp(&copy(i, j), &c(i, j), sizeof(T)) != 0;
+                EXPECT_EQ(differ, 0) << t << " " << what << ": a rerun differs";
+                ++runs;
+              });
+        }
+  EXPECT_GT(runs, 0);
+}
+template <class T>
+void direct_entry_cases() {
+  using Cfg = detail::BatchedDirectCfgOf<Exec, T>;
+  if constexpr (std::is_void_v<Cfg>) {
+    GTEST_SKIP() << "no direct small-product entry in this table";
+  } else {
+    direct_kernel_cases<T, Cfg>(29990);
+  }
+}
+TEST(Gemm, DirectKernelFloat) {
+  direct_entry_cases<float>();
+}
+TEST(Gemm, DirectKernelDouble) {
+  direct_entry_cases<double>();
+}
+// The plan puts a product on the direct entry (and the calling thread) just inside its one block and the
+// table's calling_thread_flops, in every orientation, and not just outside either bound.
+template <class T>
+void direct_entry_plans() {
+  using Cfg = detail::BatchedDirectCfgOf<Exec, T>;
+  if constexpr (std::is_void_v<Cfg>) {
+    GTEST_SKIP() << "no direct small-product entry in this table";
+  } else {
+    constexpr double lim = detail::CallingThreadFlops<detail::Backend<Exec, T>>::value;
+    const T* p = nullptr;
+    const auto is_direct = [&](std::int64_t m, std::int64_t n, std::int64_t k, bool a_t, bool b_t) {
+      const detail::GemmPlan g =
+          detail::plan_gemm<Exec, T>(detail::Strided2D<const T>{p, m, k, a_t ? k : 1, a_t ? 1 : m},
+                                     detail::Strided2D<const T>{p, k, n, b_t ? n : 1, b_t ? 1 : k}, 2);
+      bool direct = false;
+      detail::GemmEntriesOf<Exec, T>::visit(
+          g.entry, [&](auto e) { direct = std::is_same_v<typename decltype(e)::Cfg, Cfg>; });
+      if (direct) {
+        EXPECT_TRUE(g.calling_thread) << m << "x" << n << "x" << k;
+        EXPECT_EQ(g.split.slices, 1) << m << "x" << n << "x" << k;
+      }
+      return direct;
+    };
+    const std::int64_t bm = Cfg::bm, bn = Cfg::bn;
+    const std::int64_t k_in = static_cast<std::int64_t>(lim / (2.0 * bm * bn));  // bm x bn x k_in: inside
+    for (int t = 0; t < 4; ++t) {
+      const bool a_t = t & 1, b_t = t & 2;
+      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+               {1, 2, 1}, {16, 16, 16}, {32, 32, 32}, {64, 64, 64}, {bm, bn, k_in}, {5, 3, 7}, {96, 17, 500}})
+        EXPECT_TRUE(is_direct(m, n, k, a_t, b_t)) << m << "x" << n << "x" << k << " " << t;
+      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+               {bm + 1, bn, 32}, {bm, bn + 1, 32}, {bm, bn, k_in + 1}, {128, 128, 128}, {4096, 8, 4096}})
+        EXPECT_FALSE(is_direct(m, n, k, a_t, b_t)) << m << "x" << n << "x" << k << " " << t;
+    }
+  }
+}
+TEST(GemmPlan, DirectSmallProducts) {
+  direct_entry_plans<float>();
+  direct_entry_plans<double>();
+}
+
 // ---- products under one wave: the small-tile entries ----------------------------------------------
 // Whether an entry condition is a wave share (when::wave_share_of), for FirstWhen: the small-tile entry
 // whose bounds the cases below probe. FirstWhen's predicate takes one parameter, and the detection needs

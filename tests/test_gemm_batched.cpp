@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -811,6 +812,57 @@ TEST(GemmBatchedPlan, PathsAtTheirEdges) {
   if (cap > 1)  // one matrix may take more than the budget; more than one must fit in it
     EXPECT_LE(cap * (detail::small_matrix_elems(e, e, e) + e * e) * std::int64_t(sizeof(double)),
               std::int64_t(SmallCfg::scratch_bytes));
+}
+
+// The panels path runs each matrix on the table's direct entry (gemm_batched_direct) up to its
+// batched_max_extent in M and K (any N), and on the panel entry just past it in either; never where the
+// batch is too small for the path. Every transpose pair; the config text and the tile config say which.
+template <class T>
+void direct_batched_plans() {
+  using Direct = detail::BatchedDirectCfgOf<Exec, T>;
+  if constexpr (std::is_void_v<Direct>) {
+    GTEST_SKIP() << "no direct entry for batches in this table";
+  } else {
+    const std::int64_t e = Direct::batched_max_extent;
+    static std::vector<T> buf(64);
+    const auto plan = [&](std::int64_t count, std::int64_t m, std::int64_t n, std::int64_t k, bool a_t,
+                          bool b_t) {
+      const detail::StridedBatch<const T> a{buf.data(), count, m, k, a_t ? k : 1, a_t ? 1 : m, m * k};
+      const detail::StridedBatch<const T> b{buf.data(), count, k, n, b_t ? n : 1, b_t ? 1 : k, k * n};
+      return detail::plan_gemm_batched<Exec, T>(a, b, 100, 4);
+    };
+    for (int t = 0; t < 4; ++t) {
+      const bool a_t = t & 1, b_t = t & 2;
+      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{{17, 17, 17},
+                                                                            {32, 32, 32},
+                                                                            {64, 64, 64},
+                                                                            {e, e, e},
+                                                                            {e, 1, 1},
+                                                                            {1, 1, e},
+                                                                            {32, 512, 32},
+                                                                            {e, e + 1, e}}) {
+        const detail::BatchedPlan p = plan(4, m, n, k, a_t, b_t);
+        EXPECT_EQ(p.path, detail::BatchedPath::panels) << m << "x" << n << "x" << k;
+        EXPECT_TRUE(p.direct) << m << "x" << n << "x" << k << " " << t;
+      }
+      for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+               {e + 1, e, e}, {e, e, e + 1}, {e + 1, 1, 1}, {1, 1, e + 1}, {512, 512, 512}}) {
+        const detail::BatchedPlan p = plan(4, m, n, k, a_t, b_t);
+        EXPECT_EQ(p.path, detail::BatchedPath::panels) << m << "x" << n << "x" << k;
+        EXPECT_FALSE(p.direct) << m << "x" << n << "x" << k << " " << t;
+      }
+      EXPECT_FALSE(plan(3, 64, 64, 64, a_t, b_t).direct);  // fewer matrices than threads: tiles
+    }
+    Kokkos::View<T***, Kokkos::LayoutLeft, Exec> A("A", 4, 64, 64), C("C", 4, 300, 300);
+    EXPECT_NE(ridgeline::gemm_batched_config(Exec(), "N", "N", A, A).find("direct"), std::string::npos);
+    EXPECT_EQ(ridgeline::gemm_batched_config(Exec(), "N", "N", C, C).find("direct"), std::string::npos);
+    EXPECT_EQ(ridgeline::gemm_batched_tile_config(Exec(), "N", "N", A, A).micro_kernel,
+              std::string(Direct::micro_kernel_name));
+  }
+}
+TEST(GemmBatchedPlan, DirectUpToItsExtent) {
+  direct_batched_plans<float>();
+  direct_batched_plans<double>();
 }
 
 // The multiply-and-shift division the small path splits its indices with, against integer division,

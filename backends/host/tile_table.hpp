@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <ridgeline/backends/host/gemm_panels.hpp>
+#include <ridgeline/backends/host/gemm_small_direct.hpp>
 #include <ridgeline/backends/host/gemv_kernel.hpp>
 #include <ridgeline/backends/host/micro_kernel.hpp>
 #include <ridgeline/backends/host/multi_vector_kernel.hpp>
@@ -145,6 +146,45 @@ using PanelEntryOf =
 // (perf/results/2026-12-05-host-a6c5e2e/: fp64 64^3 0.84-0.92 in three rounds of four).
 template <class T>
 using SmallPanelTiles = GemmPanelTiles<T, 96, 96, 48 * 1024>;
+
+// Products small enough for the calling thread, and each matrix of gemm_batched's per-thread loop up to 256
+// in M and K, read op(A) and op(B) where they lie (gemm_small_direct.hpp): no packing but of op(A)'s
+// micro-panels where its rows are not contiguous, op(B) broadcast from its own strides, M tails through
+// masked vectors. Same MR x NR as the panels, 96 x 96 blocks (one for the calling thread's products).
+// Against the small panel entry it replaces there, OpenBLAS in the same runs, two rounds on this VM's two
+// Zen 5 cores (2cdea71's records, base 1c3ee13): batched-host fp32 32^3 0.44-0.63 -> 0.71-0.80, 64^3
+// 0.49-0.50
+// -> 0.67-0.77, 128^3 0.80-0.97 -> 1.25-1.27, 256^3 0.75-0.92 -> 1.19-1.23, 32x512x32 0.59-0.66 -> 0.93-1.16;
+// fp64 32^3 0.38-0.39 -> 0.57-0.77, 64^3 0.65-0.85 -> 0.83-0.91, 128^3 and 256^3 0.92-1.27 -> 1.42-1.54; one
+// product on the calling thread: SGEMM 16^3 0.24-0.28 -> 0.46-0.53, 48^3 0.62-0.67 -> 0.93-0.95, 64^3
+// 0.75-0.82 -> 0.93-0.96, DGEMM 64^3 0.42-0.67 -> 0.89-0.95. What is left at 32^3 and 64^3 in a batch is cold
+// op(B), broadcast 12 columns at a time from memory: a probe that gave every matrix the same B ran fp32 32^3
+// at 1.14 of OpenBLAS against 0.68. Past 256 a probe of one thread per matrix (cold batches) was mixed: fp32
+// TN 384^3 0.80 against the panels' 0.88, fp64 512^3 NN and TN level (0.96-1.00 against 0.94-0.97); so 256.
+template <class T>
+struct GemmSmallDirectTiles {
+  static constexpr int simd_bytes = 64;
+  static constexpr int tm = 2 * simd_bytes / int(sizeof(T)), tn = 12, fm = tm, fn = tn;
+  static constexpr int bm = 96, bn = 96, bk = 256, mc = 96;
+  static constexpr int in_place_bytes = 0;  // every block reads in place; not the panels' bound
+  // gemm_batched's per-thread loop runs matrices of at most this M and K here, larger ones on the small
+  // panel entry: a block's op(A) (96 x K) and op(B) (K x 96) stay in the core's L2 while its micro-tiles
+  // pass, and no column of op(A) or C is more than 256 elements from the next. N only adds blocks.
+  static constexpr int batched_max_extent = 256;
+  static constexpr int pad_a = 0, pad_b = 0;
+  static constexpr int team_size = 1, vector_length = 1, stages = 1, min_blocks = 1;
+  static constexpr int scratch_level = 1, group_m = 4;
+  static constexpr const char* micro_kernel_name = "host-small-direct";
+  static constexpr const char* pipeline_name =
+      "op(A) and op(B) read in place (op(A) packed per micro-panel where its rows are not contiguous)";
+  template <class ExecSpace, class U, class Acc, class MK, bool kAFastM, bool kBFastN, class TC>
+  using team_kernel = HostGemmSmallDirect<ExecSpace, GemmSmallDirectTiles, U, Acc, kAFastM, kBFastN, TC>;
+};
+template <class T>
+using SmallDirectEntryOf = std::conditional_t<kPanelType<T>, GemmSmallDirectTiles<T>, void>;
+// One block of the entry and at most kCallingThreadFlops: the products the plan runs on the calling thread.
+template <class T>
+using SmallDirectWhen = detail::when::calling_thread_block<GemmSmallDirectTiles<T>, kCallingThreadFlops>;
 template <class T>
 using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, SmallPanelTiles<T>, void>;
 template <class T>
@@ -164,6 +204,10 @@ template <class T>
 using PanelEntryOf = void;
 template <class T>
 using SmallPanelEntryOf = void;
+template <class T>
+using SmallDirectEntryOf = void;
+template <class T>
+using SmallDirectWhen = detail::when::panels;
 template <class T>
 using SmallPanelWhen = detail::when::panels;
 template <class T>
@@ -233,6 +277,7 @@ struct Tiles {
   using gemm_entries =
       std::conditional_t<detail::is_complex_v<T>, tile_entries<T>,
                          detail::GemmEntries<detail::GemmEntry<MultiVectorEntryOf<T>, MultiVectorWhen<T>>,
+                                             detail::GemmEntry<SmallDirectEntryOf<T>, SmallDirectWhen<T>>,
                                              detail::GemmEntry<SmallPanelEntryOf<T>, SmallPanelWhen<T>>,
                                              detail::GemmEntry<PanelEntryOf<T>, detail::when::panels>,
                                              detail::GemmEntry<gemm<T>, detail::when::packets>,
@@ -247,6 +292,9 @@ struct Tiles {
   // 256 (perf/results/2026-12-05-host-1cbe803/). void (complex types): never.
   template <class T>
   using gemm_batched_panels = SmallPanelEntryOf<T>;
+  // The same loop's matrices of at most the direct entry's batched_max_extent in M and K run there instead.
+  template <class T>
+  using gemm_batched_direct = SmallDirectEntryOf<T>;
   template <class T>
   using gemm_batched_entries = tile_entries<T>;
   // Complex products from 32 on (M, N and K) run as one real product on the real entries

@@ -180,6 +180,10 @@ std::string batched_config_text(const BatchedPlan& plan) {
     GemmBatchedEntriesOf<ExecSpace, T>::visit(
         plan.entry, [&](auto e) { s += ": " + describe_gemm_cfg<typename decltype(e)::Cfg>(); });
   }
+  if constexpr (!std::is_void_v<BatchedDirectCfgOf<ExecSpace, T>>) {
+    if (plan.path == BatchedPath::panels && plan.direct)
+      return s + ": direct " + describe_gemm_cfg<BatchedDirectCfgOf<ExecSpace, T>>();
+  }
   if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>) {
     if (plan.path == BatchedPath::panels) s += ": " + describe_gemm_cfg<BatchedPanelsCfgOf<ExecSpace, T>>();
   }
@@ -227,6 +231,16 @@ TileConfig gemm_batched_tile_config(const ExecSpace& exec, const char* transA, c
     });
     t.entry = "batched tiles (one league)";
     return t;
+  }
+  if constexpr (!std::is_void_v<detail::BatchedDirectCfgOf<ExecSpace, T>>) {
+    if (plan.path == detail::BatchedPath::panels && plan.direct) {
+      using Cfg = detail::BatchedDirectCfgOf<ExecSpace, T>;
+      using Kernel = detail::GemmKernelFor<ExecSpace, Cfg, T, true, false, false>;
+      t = detail::describe_tile_config<Cfg, Kernel, ExecSpace, T>(false);
+      t.entry = "batched panels (each matrix whole on one thread), direct";
+      t.calling_thread = true;
+      return t;
+    }
   }
   if constexpr (!std::is_void_v<detail::BatchedPanelsCfgOf<ExecSpace, T>>) {
     if (plan.path == detail::BatchedPath::panels) {

@@ -41,6 +41,19 @@ struct BatchedPanelsOf<Be, T, std::void_t<typename Be::template gemm_batched_pan
 };
 template <class ExecSpace, class T>
 using BatchedPanelsCfgOf = typename BatchedPanelsOf<Backend<ExecSpace, T>, T>::type;
+// A table with a panels entry may also name gemm_batched_direct<T>: an entry whose kernel runs whole small
+// products on the calling thread without packing; that loop's matrices of at most its batched_max_extent
+// (M, N and K) run there instead (void or absent: never).
+template <class Be, class T, class = void>
+struct BatchedDirectOf {
+  using type = void;
+};
+template <class Be, class T>
+struct BatchedDirectOf<Be, T, std::void_t<typename Be::template gemm_batched_direct<T>>> {
+  using type = typename Be::template gemm_batched_direct<T>;
+};
+template <class ExecSpace, class T>
+using BatchedDirectCfgOf = typename BatchedDirectOf<Backend<ExecSpace, T>, T>::type;
 
 // Whether every matrix of x stages in 16-byte packets as matrix 0 does: the batch stride keeps each
 // one's origin aligned.
@@ -69,6 +82,9 @@ BatchedPlan plan_gemm_batched(const StridedBatch<const T>& a, const StridedBatch
   if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>) {
     if (a.count >= concurrency) {
       plan.path = BatchedPath::panels;
+      using Direct = BatchedDirectCfgOf<ExecSpace, T>;
+      if constexpr (!std::is_void_v<Direct>)
+        plan.direct = m <= Direct::batched_max_extent && k <= Direct::batched_max_extent;
       return plan;
     }
   }
@@ -212,7 +228,7 @@ void launch_batched_tiles(const ExecSpace& exec, const StridedBatch<const T>& a,
 }
 
 // The panels path: each matrix whole on one thread (its kernel's run_on_calling_thread), a parallel loop
-// over the batch. Cfg is the table's gemm_batched_panels entry.
+// over the batch. Cfg is the table's gemm_batched_panels entry, or its gemm_batched_direct one.
 template <class Cfg, class ExecSpace, class T, class TC, class Acc>
 void launch_batched_panels(const ExecSpace& exec, const StridedBatch<const T>& a,
                            const StridedBatch<const T>& b, const StridedBatch<TC>& c, Acc alpha, Acc beta) {
@@ -260,6 +276,12 @@ void gemm_batched_dispatch(const ExecSpace& exec, const StridedBatch<const T>& a
       launch_batched_entry(exec, plan.entry, a, b, c, alpha, beta);
       return;
     case BatchedPath::panels:
+      if constexpr (!std::is_void_v<BatchedDirectCfgOf<ExecSpace, T>>) {
+        if (plan.direct) {
+          launch_batched_panels<BatchedDirectCfgOf<ExecSpace, T>>(exec, a, b, c, alpha, beta);
+          return;
+        }
+      }
       if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>)
         launch_batched_panels<BatchedPanelsCfgOf<ExecSpace, T>>(exec, a, b, c, alpha, beta);
       return;

@@ -35,8 +35,9 @@ inline const char* batched_path_name(BatchedPath p) {
 
 struct BatchedPlan {
   BatchedPath path = BatchedPath::tiles;
-  int entry = -1;    // tiles: the index in the table's gemm_batched_entries
-  int per_team = 1;  // small: matrices per team
+  int entry = -1;       // tiles: the index in the table's gemm_batched_entries
+  int per_team = 1;     // small: matrices per team
+  bool direct = false;  // panels: each matrix on the table's gemm_batched_direct entry, not its panels
 };
 
 // The scratch of one matrix of the small path's operands: op(A) (m x k) and op(B) (k x n), each staged

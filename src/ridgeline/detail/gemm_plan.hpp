@@ -182,6 +182,18 @@ struct launched_past_one_block {
     return Cond::applies(f) && !one_block_within(f.m, f.n, f.k, Small::bm, Small::bn, double(kFlops));
   }
 };
+// Products that entry Cfg covers in one block with at most kFlops flops (2 M N K), any strides: the products
+// a table's calling_thread_flops (the same figure) runs on the calling thread, for an entry whose kernel is
+// made for them (the host's direct small-product kernel, backends/host/gemm_small_direct.hpp). Planned as
+// panels, so that finish_plan puts them on the calling thread.
+template <class Cfg, std::int64_t kFlops>
+struct calling_thread_block {
+  static constexpr GemmRole role = GemmRole::panels;
+  static constexpr bool needs_packets = false;
+  static bool applies(const GemmFacts& f) {
+    return one_block_within(f.m, f.n, f.k, Cfg::bm, Cfg::bn, double(kFlops));
+  }
+};
 // The same with op(A) k-contiguous: N dot products per row of op(A) (gemm_multi_vector_dot.hpp).
 template <int kMaxN>
 struct columns_at_most_dot {
