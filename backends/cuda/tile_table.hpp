@@ -71,7 +71,9 @@ struct GemmTilesFp32Packets {
 // 300) the packet entry. Under a wave they lose: 2048^3 (256 tiles for 264 slots) ran 0.85x in one slice,
 // as 512 tiles of 64 x 128 are 1.29 waves of their 396 slots. TN, NT and TT at 4096^3 ran level
 // (0.998-1.004x) and NT 6144^3 kept the packet entry, so the rule is NN's. Role narrow: the bulk is not
-// peeled (the tuner measured these tiles unpeeled).
+// peeled (the tuner measured these tiles unpeeled). Caveat: those runs measured a packet entry slowed by
+// 655a0c8 (perf/results/2026-12-06-h100-3769541/, -bisect.txt: NN 8192^3 23.48 ms today, 22.01 at e4e678c,
+// where it ran 1.08x these tiles, and 1.085x on CGEMM's real 16384 x 8192 x 16384); revisit with that fixed.
 struct GemmTilesFp32Narrow {
   static constexpr int bm = 64, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
@@ -408,8 +410,10 @@ struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns,
 // limits it (-86df971-README.md): the replaced entry's warp tiles alone ran 612 TF/s (ridgeline ceilings, 95%
 // of the register-resident HMMA rate), its GEMM 356-360: the loss is the staging's. At 128 x 128 the L2
 // serves 87-89% of its throughput (ncu); the 8-warp teams that read 3/4 of those bytes per flop have no
-// second team to cover their barriers and copy waits, and more stages did not cover them. The replaced
-// entry's record: HMMA sweep 3 on 8192^3
+// second team to cover their barriers and copy waits, and more stages did not cover them. One team of 8 warps
+// with the steps handed over through mbarriers instead of a team barrier (256x128x32, six stages; 3769541,
+// reverted) ran level with this entry on an H100 (FP16 0.472 of cuBLAS) and drew racecheck hazards
+// (perf/results/2026-12-06-h100-3769541/). The replaced entry's record: HMMA sweep 3 on 8192^3
 // (perf/results/2026-12-02-h200-fc4e4fe/h200-2026-12-02-fc4e4fe-hmma-sweep.txt): 1.11x / 1.10x (FP16 / BF16)
 // the 128x128x64 three-stage entry before it; 128x256x64 and 256x128x64 with copies after 1.04-1.05x, four
 // stages of BK 64 at one team per SM 0.84x. Earlier sweeps (-9addcc1-, -edc0727-hmma-sweep.txt): 8-warp
