@@ -2171,9 +2171,10 @@ TEST(GemmPlan, ShortDepthEntryBoundsDouble) {
   expect_short_depth_bounds<double>();
 }
 
-// CUDA fp32 NN products of a full wave of the packet entry's 128 x 128 tiles or more run the 64 x 128 tiles
-// (tile_table.hpp, GemmTilesFp32Narrow): 16 tile rows and columns for just under a wave, then just over;
-// other orientations keep the packet entry. Plans only, on this device's SMs.
+// CUDA fp32 NN products of a full wave of the packet entry's 128 x 128 tiles or more and K up to max_nn_depth
+// run the 64 x 128 tiles (tile_table.hpp, GemmTilesFp32Narrow): 16 tile rows and columns for just under a
+// wave, then just over, K just inside and outside; other orientations keep the packet entry. Plans only, on
+// this device's SMs.
 TEST(GemmPlan, Fp32NnFromOneWaveOnNarrowTiles) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
@@ -2184,7 +2185,11 @@ TEST(GemmPlan, Fp32NnFromOneWaveOnNarrowTiles) {
                        over = (slots + 15) / 16 * P::bn;
     EXPECT_EQ(entry_of<float>('N', 'N', m, inside, k), "packets") << m << "x" << inside;
     EXPECT_EQ(entry_of<float>('N', 'N', m, over, k), "narrow") << m << "x" << over;
-    EXPECT_EQ(entry_of<float>('N', 'N', 8192, 8192, 8192), "narrow");
+    // Deeper than max_nn_depth: the packet entry again.
+    using N = backends::cuda::GemmTilesFp32Narrow;
+    EXPECT_EQ(entry_of<float>('N', 'N', m, over, N::max_nn_depth), "narrow") << N::max_nn_depth;
+    EXPECT_EQ(entry_of<float>('N', 'N', m, over, N::max_nn_depth + 4), "packets") << N::max_nn_depth + 4;
+    EXPECT_EQ(entry_of<float>('N', 'N', 8192, 8192, 8192), "packets");
     EXPECT_EQ(entry_of<float>('T', 'N', m, over, k), "packets");
     EXPECT_EQ(entry_of<float>('N', 'T', m, over, k), "packets");
     EXPECT_EQ(entry_of<float>('T', 'T', m, over, k), "packets");

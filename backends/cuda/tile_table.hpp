@@ -55,6 +55,7 @@ struct GemmTilesFp32Packets {
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool unmasked_interior_store_nn = true;  // GemmTeamTiled's kUnmaskedInteriorNn says why
   static constexpr bool prefer_l1 = true;
 };
 
@@ -71,15 +72,20 @@ struct GemmTilesFp32Packets {
 // 300) the packet entry. Under a wave they lose: 2048^3 (256 tiles for 264 slots) ran 0.85x in one slice,
 // as 512 tiles of 64 x 128 are 1.29 waves of their 396 slots. TN, NT and TT at 4096^3 ran level
 // (0.998-1.004x) and NT 6144^3 kept the packet entry, so the rule is NN's. Role narrow: the bulk is not
-// peeled (the tuner measured these tiles unpeeled). Caveat: those runs measured a packet entry slowed by
-// 655a0c8 (perf/results/2026-12-06-h100-3769541/, -bisect.txt: NN 8192^3 23.48 ms today, 22.01 at e4e678c,
-// where it ran 1.08x these tiles, and 1.085x on CGEMM's real 16384 x 8192 x 16384); revisit with that fixed.
+// peeled (the tuner measured these tiles unpeeled). Those runs measured a packet entry slowed by 655a0c8
+// (perf/results/2026-12-06-h100-3769541/, -bisect.txt). With its NN speed back (unmasked_interior_store_nn,
+// perf/results/2026-12-06-h100-fdd4611/, H100, kernels timed directly): NN 8192^3 22.05 ms against these
+// tiles' 23.25, CGEMM's real 16384 x 8192 x 16384 87.8 against 92.0, 4096^3 2.80-2.84 against 3.03-3.05, but
+// 4096^2 x 1024 level (0.785 / 0.780) and 8192^2 x 256 0.95 against 0.80: so these tiles keep NN of a wave
+// or more only up to K = max_nn_depth.
 struct GemmTilesFp32Narrow {
   static constexpr int bm = 64, bn = 128, bk = 16;
   static constexpr int tm = 8, tn = 8, fm = 4, fn = 4;
   static constexpr int pad_a = 4, pad_b = 4;
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 3;
   static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr int max_nn_depth = 1024;
+  static constexpr bool unmasked_interior_store_nn = true;
   static constexpr bool prefer_l1 = true;
 };
 
@@ -766,9 +772,12 @@ struct Tiles {
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::wave_share_of<GemmTilesFp32Packets, 0, 60, false>>,
       detail::GemmEntry<GemmTilesFp32Small, detail::when::depth_at_most<GemmTilesFp32Small::max_depth>>,
-      detail::GemmEntry<GemmTilesFp32Narrow,
-                        detail::when::nn<detail::when::wave_share_of<GemmTilesFp32Packets, 100, (1 << 30)>,
-                                         detail::GemmRole::narrow>>,
+      detail::GemmEntry<
+          GemmTilesFp32Narrow,
+          detail::when::nn<
+              detail::when::both<detail::when::wave_share_of<GemmTilesFp32Packets, 100, (1 << 30)>,
+                                 detail::when::depth_at_most<GemmTilesFp32Narrow::max_nn_depth>>,
+              detail::GemmRole::narrow>>,
       detail::GemmEntry<GemmTilesFp32Packets, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp32, detail::when::any>>;
   using HalfNarrow =

@@ -222,6 +222,13 @@ struct nn {
   }
 };
 using packets_nn = nn<packets>;
+// Both conditions, planned as kRole (default: the first's).
+template <class C1, class C2, GemmRole kRole = C1::role>
+struct both {
+  static constexpr GemmRole role = kRole;
+  static constexpr bool needs_packets = C1::needs_packets || C2::needs_packets;
+  static bool applies(const GemmFacts& f) { return C1::applies(f) && C2::applies(f); }
+};
 // A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
 // the plan copies them so where they are not.
 struct tf32 {

@@ -39,6 +39,12 @@ template <class Cfg>
 struct PrefetchFragments<Cfg, std::void_t<decltype(Cfg::prefetch_fragments)>>
     : std::bool_constant<Cfg::prefetch_fragments> {};
 
+template <class Cfg, class = void>
+struct UnmaskedInteriorStoreNn : std::false_type {};
+template <class Cfg>
+struct UnmaskedInteriorStoreNn<Cfg, std::void_t<decltype(Cfg::unmasked_interior_store_nn)>>
+    : std::bool_constant<Cfg::unmasked_interior_store_nn> {};
+
 // Whether micro-kernel MK has mac_upto (micro_tile.hpp's contract: mac over the first kk values of a step).
 template <class MK, class = void>
 struct HasMacUpto : std::false_type {};
@@ -465,6 +471,14 @@ struct GemmTeamTiled
   // ~2900 cycles per fp64 K step in the SASS), and ends with loop control and the barrier, during
   // which the FP64 pipe idles. The order of the sums is that of k_loop, so results are identical.
   static constexpr bool kPrefetch = PrefetchFragments<Cfg>::value;
+  // An entry's unmasked_interior_store_nn (default false): in NN (op(A) m-contiguous, op(B) k-contiguous), a
+  // tile that was not moved stores through the epilogue without the own-origin masks. Same values stored;
+  // it is there for ptxas's schedule of the K loop, which follows the epilogue: with the masks in every
+  // tile's store (since 655a0c8), the fp32 packet entry's NN loop loads its fragments in bursts and ran NN
+  // 8192^3 in 23.4-23.6 ms on an H100 against 21.97 at e4e678c; with this, 22.05 (the 64 x 128 tiles 23.79
+  // -> 23.25), while the same change in NT cost 8% and TN and TT were unchanged, so NN alone
+  // (perf/results/2026-12-06-h100-fdd4611/).
+  static constexpr bool kUnmaskedInteriorNn = UnmaskedInteriorStoreNn<Cfg>::value && kAFastM && !kBFastN;
   KOKKOS_FORCEINLINE_FUNCTION void k_loop_prefetch(const member_type& team, std::int64_t m0, std::int64_t n0,
                                                    std::int64_t k_begin, std::int64_t k_end, T* As, T* Bs,
                                                    typename MK::Accumulator& acc, const Owner& o) const {
@@ -554,6 +568,8 @@ struct GemmTeamTiled
       // 0.75 against 0.81 issued per scheduler cycle (ncu; perf/results/2026-12-05-h200-8ea7eb1/).
       if (k_slices > 1) {
         this->store_partial(acc, ml, nl, o, slice, tile_own_origin(ml, BM), tile_own_origin(nl, BN));
+      } else if (kUnmaskedInteriorNn && ml == m0 && nl == n0) {
+        this->store(acc, ml, nl, o);  // the same stores: a tile that did not move owns all it computed
       } else {
         this->store(acc, ml, nl, o, tile_own_origin(ml, BM), tile_own_origin(nl, BN));
       }
