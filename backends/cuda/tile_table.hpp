@@ -56,6 +56,7 @@ struct GemmTilesFp32Packets {
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr bool unmasked_interior_store_nn = true;  // GemmTeamTiled's kUnmaskedInteriorNn says why
+  static constexpr bool compact_epilogue = true;            // gemm_epilogue.hpp's CompactEpilogueOf says why
   static constexpr bool prefer_l1 = true;
 };
 
