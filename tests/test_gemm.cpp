@@ -296,17 +296,18 @@ TEST(Gemm, EdgeTilesMovedInsideDouble) {
 }
 
 #if defined(KOKKOS_ENABLE_CUDA)
-// The CUDA fp32 packet entry's compact epilogue (gemm_epilogue.hpp, compact_epilogue): whole 16-byte packets
+// The CUDA batched fp32 entry's compact epilogue (gemm_epilogue.hpp, compact_epilogue): whole 16-byte packets
 // of C stored unrolled from registers, every other element in one loop over the accumulators copied to local
 // memory, skipping what the packets stored. The cases put elements on both sides: M and N tails whose tiles
 // move back inside C (own-origin masks), an M tail whose tile cannot move (302: its last packets half outside
 // C), C lines off the 16-byte grid (no packets: every element in the loop), whole tiles only, split-K
 // partials (store_partial) summed afterwards; beta zero (C poisoned) and not; C a subview whose guard band
-// must stay untouched; NN (where unmoved tiles take the unmasked store) and TN. The kernel is launched
-// directly (launch_gemm), so the entry runs whatever the plan would choose for these shapes.
+// must stay untouched; NN and TN. The kernel is launched directly (launch_gemm) as a plain product, whose
+// epilogue is the batched one's (GemmBatchedTiles runs the same kernel per matrix), so the entry runs
+// whatever the plan would choose for these shapes.
 template <bool kAFastM, bool kBFastN>
 void compact_epilogue_cases(std::uint64_t seed) {
-  using Cfg = backends::cuda::GemmTilesFp32Packets;
+  using Cfg = backends::cuda::GemmTilesFp32PacketsBatched;
   static_assert(detail::CompactEpilogueOf<Cfg>::value, "the entry whose epilogue this tests");
   using Kernel = detail::GemmKernelFor<Exec, Cfg, float, kAFastM, kBFastN, true>;
   using Big = Kokkos::View<float**, Kokkos::LayoutLeft, Mem>;

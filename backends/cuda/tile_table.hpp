@@ -56,7 +56,6 @@ struct GemmTilesFp32Packets {
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 2;
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr bool unmasked_interior_store_nn = true;  // GemmTeamTiled's kUnmaskedInteriorNn says why
-  static constexpr bool compact_epilogue = true;            // gemm_epilogue.hpp's CompactEpilogueOf says why
   static constexpr bool prefer_l1 = true;
 };
 
@@ -688,6 +687,21 @@ struct GemmTilesFp32Batched32 {
 };
 struct GemmTilesFp64DmmaBatched32 : DmmaAsyncEntry<GemmTilesFp64DmmaBatched32, 32, 32, 16, 16, 2, 4> {};
 
+// Batched fp32 matrices of 128 x 128 and more (gemm_batched's tiles path): the packet entry's tiles with the
+// compact epilogue (gemm_epilogue.hpp's CompactEpilogueOf) and the own-origin masks on every tile. A batch of
+// 128^3 products runs 8 K steps per tile, and the packet entry's unrolled epilogue (14665 SASS instructions)
+// kept the warps waiting on instruction fetch. Kernels timed directly on an H100
+// (perf/results/2026-12-06-h100-7e23c3e/, -kernels.txt), ms, the packet entry / this one / the same with
+// unmasked_interior_store_nn / e4e678c's packet entry: 128^3 x 5086 0.973-0.983 / 0.609 / 0.628-0.629 /
+// 0.669-0.675; 256^3 x 1272 1.418 / 1.074-1.075 / 1.103-1.108 / 1.049-1.052; 1024^2 x 128 x 80 0.775 / 0.603
+// / 0.603 / 0.599-0.610. ridgeline-perf against cublasSgemmStridedBatched in the same run, 7e23c3e's build
+// (this epilogue with the unmasked stores): 128^3 0.948, 256^3 0.833 (0.637, 0.675 on the packet entry). The
+// plain product keeps the packet entry's unrolled epilogue: with this one its K loop is scheduled worse in NN
+// (8192^3 23.04 against 22.05 ms; 26.16 with the unmasked stores kept) and TT (26.19 against 24.39).
+struct GemmTilesFp32PacketsBatched : GemmTilesFp32Packets {
+  static constexpr bool unmasked_interior_store_nn = false, compact_epilogue = true;
+};
+
 // Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the SIMT pipes: the portable
 // micro-kernel with complex accumulators, each multiply-add four real FMAs (fma_into), reading scratch
 // in 16-byte accesses (ComplexSharedScratchAccess), staging through registers, where 'C' operands are
@@ -810,17 +824,18 @@ struct Tiles {
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
   template <class T>
-  using gemm_batched_entries = by_size<
-      T,
-      detail::GemmEntries<
-          detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
-          detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
-          detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
-                          detail::GemmEntry<GemmTilesFp32Packets, detail::when::extents_at_least<128, 128>>,
-                          detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
-                          detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
+  using gemm_batched_entries =
+      by_size<T,
+              detail::GemmEntries<
+                  detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
+                  detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+                  detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
+              detail::GemmEntries<
+                  detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
+                  detail::GemmEntry<GemmTilesFp32PacketsBatched, detail::when::extents_at_least<128, 128>>,
+                  detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
+                  detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
+              detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>
