@@ -180,12 +180,10 @@ std::string batched_config_text(const BatchedPlan& plan) {
     GemmBatchedEntriesOf<ExecSpace, T>::visit(
         plan.entry, [&](auto e) { s += ": " + describe_gemm_cfg<typename decltype(e)::Cfg>(); });
   }
-  if constexpr (!std::is_void_v<BatchedDirectCfgOf<ExecSpace, T>>) {
-    if (plan.path == BatchedPath::panels && plan.direct)
-      return s + ": direct " + describe_gemm_cfg<BatchedDirectCfgOf<ExecSpace, T>>();
-  }
-  if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>) {
-    if (plan.path == BatchedPath::panels) s += ": " + describe_gemm_cfg<BatchedPanelsCfgOf<ExecSpace, T>>();
+  if (plan.path == BatchedPath::panels) {
+    visit_batched_panels_cfg<ExecSpace, T>(plan, [&](auto cfg, bool direct) {
+      s += std::string(direct ? ": direct " : ": ") + describe_gemm_cfg<typename decltype(cfg)::type>();
+    });
   }
   return s;
 }
@@ -232,26 +230,16 @@ TileConfig gemm_batched_tile_config(const ExecSpace& exec, const char* transA, c
     t.entry = "batched tiles (one league)";
     return t;
   }
-  if constexpr (!std::is_void_v<detail::BatchedDirectCfgOf<ExecSpace, T>>) {
-    if (plan.path == detail::BatchedPath::panels && plan.direct) {
-      using Cfg = detail::BatchedDirectCfgOf<ExecSpace, T>;
-      using Kernel = detail::GemmKernelFor<ExecSpace, Cfg, T, true, false, false>;
-      t = detail::describe_tile_config<Cfg, Kernel, ExecSpace, T>(false);
-      t.entry = "batched panels (each matrix whole on one thread), direct";
-      t.calling_thread = true;
-      return t;
-    }
-  }
-  if constexpr (!std::is_void_v<detail::BatchedPanelsCfgOf<ExecSpace, T>>) {
-    if (plan.path == detail::BatchedPath::panels) {
-      using Cfg = detail::BatchedPanelsCfgOf<ExecSpace, T>;
-      using Kernel = detail::GemmKernelFor<ExecSpace, Cfg, T, true, false, false>;
-      t = detail::describe_tile_config<Cfg, Kernel, ExecSpace, T>(false);
-      t.entry = "batched panels (each matrix whole on one thread)";
-      t.calling_thread = true;
-      return t;
-    }
-  }
+  if (plan.path == detail::BatchedPath::panels &&
+      detail::visit_batched_panels_cfg<ExecSpace, T>(plan, [&](auto cfg, bool direct) {
+        using Cfg = typename decltype(cfg)::type;
+        using Kernel = detail::GemmKernelFor<ExecSpace, Cfg, T, true, false, false>;
+        t = detail::describe_tile_config<Cfg, Kernel, ExecSpace, T>(false);
+        t.entry =
+            std::string("batched panels (each matrix whole on one thread)") + (direct ? ", direct" : "");
+        t.calling_thread = true;
+      }))
+    return t;
   using Small = detail::BatchedSmallCfgOf<ExecSpace, T>;
   t.bm = static_cast<int>(a.rows), t.bn = static_cast<int>(b.cols), t.bk = static_cast<int>(a.cols);
   t.tm = 1, t.tn = Small::cols_per_thread;

@@ -55,6 +55,25 @@ struct BatchedDirectOf<Be, T, std::void_t<typename Be::template gemm_batched_dir
 template <class ExecSpace, class T>
 using BatchedDirectCfgOf = typename BatchedDirectOf<Backend<ExecSpace, T>, T>::type;
 
+// The panels path's entry for a plan: the table's gemm_batched_direct entry where the plan says direct, else
+// its gemm_batched_panels one. Calls f(KernelTag<Cfg>{}, direct) and returns true, or returns false where
+// the table names neither (a plan of that table never takes the panels path).
+template <class ExecSpace, class T, class F>
+bool visit_batched_panels_cfg(const BatchedPlan& plan, F&& f) {
+  if constexpr (!std::is_void_v<BatchedDirectCfgOf<ExecSpace, T>>) {
+    if (plan.direct) {
+      f(KernelTag<BatchedDirectCfgOf<ExecSpace, T>>{}, true);
+      return true;
+    }
+  }
+  if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>) {
+    f(KernelTag<BatchedPanelsCfgOf<ExecSpace, T>>{}, false);
+    return true;
+  }
+  (void)plan, (void)f;
+  return false;
+}
+
 // Whether every matrix of x stages in 16-byte packets as matrix 0 does: the batch stride keeps each
 // one's origin aligned.
 template <class T>
@@ -276,14 +295,9 @@ void gemm_batched_dispatch(const ExecSpace& exec, const StridedBatch<const T>& a
       launch_batched_entry(exec, plan.entry, a, b, c, alpha, beta);
       return;
     case BatchedPath::panels:
-      if constexpr (!std::is_void_v<BatchedDirectCfgOf<ExecSpace, T>>) {
-        if (plan.direct) {
-          launch_batched_panels<BatchedDirectCfgOf<ExecSpace, T>>(exec, a, b, c, alpha, beta);
-          return;
-        }
-      }
-      if constexpr (!std::is_void_v<BatchedPanelsCfgOf<ExecSpace, T>>)
-        launch_batched_panels<BatchedPanelsCfgOf<ExecSpace, T>>(exec, a, b, c, alpha, beta);
+      visit_batched_panels_cfg<ExecSpace, T>(plan, [&](auto cfg, bool) {
+        launch_batched_panels<typename decltype(cfg)::type>(exec, a, b, c, alpha, beta);
+      });
       return;
   }
 }
