@@ -1571,50 +1571,62 @@ void direct_kernel_cases(std::uint64_t seed) {
   for (std::int64_t n = 1; n <= 13; ++n) shapes.push_back({MR + 3, n, 19});
   shapes.push_back({Cfg::bm, Cfg::bn, Cfg::bk + 9});  // two K steps: the second adds to C
   shapes.push_back({W + 3, 25, 1});
+  // A few shapes again with B at strides 2 and 2 * its leading dimension (LayoutStride): op(B) has no unit
+  // stride, so each K step's block is copied into the thread's buffer in the orientation's layout (b_block).
+  const std::array<std::int64_t, 3> strided_b_shapes[] = {
+      {MR + 3, 13, 19}, {W + 3, 25, 1}, {Cfg::bm, 30, Cfg::bk + 9}};
   int runs = 0;
-  for (const auto& [m, n, k] : shapes)
-    for (const char* t : {"NN", "NT", "TN", "TT"})
-      for (bool c_rows : {false, true})
-        for (double beta : {0.0, -0.5}) {
-          const bool a_t = t[0] == 'T', b_t = t[1] == 'T';
-          const std::int64_t ar = a_t ? k : m, br = b_t ? n : k;
-          auto bigA = make_matrix<T, Kokkos::LayoutLeft>("A", odd_above(ar), a_t ? m : k);
-          auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", odd_above(br), b_t ? k : n);
-          auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
-          auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, br), Kokkos::ALL());
-          const std::string what = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
-                                   (c_rows ? ", C rows not contiguous" : "");
-          expect_direct_product<T>(
-              t[0], t[1], A, B, m, n, 0.7, beta, seed += 3, what, [&](auto ca, auto cb, auto c, T al, T be) {
-                const auto run = [&](auto x, auto y, auto z) {
-                  detail::with_entry_kernel<Exec, T, T, E>(
-                      detail::rows_contiguous(x), !detail::rows_contiguous(y), [&](auto kernel) {
-                        detail::launch_gemm<typename decltype(kernel)::type>(Exec(), x, y, z, al, be,
-                                                                             detail::KSplit{1, x.cols}, true);
-                      });
-                };
-                // The first run on a copy of C, the second on C itself: the two must match bit for bit.
-                // Host memory (the direct entry is the host table's), copied on the host: nvcc refuses a
-                // device lambda inside this generic lambda even where the template is never instantiated.
-                Kokkos::View<T**, Kokkos::LayoutLeft, Exec> copy("copy", c.rows, c.cols);
-                for (std::int64_t j = 0; j < c.cols; ++j)
-                  for (std::int64_t i = 0; i < c.rows; ++i) copy(i, j) = c(i, j);
-                const detail::Strided2D<T> c2{copy.data(), c.rows, c.cols, 1, c.rows};
-                for (const detail::Strided2D<T>& z : {c2, c}) {
-                  if (c_rows)
-                    run(detail::transpose_of(cb), detail::transpose_of(ca), detail::transpose_of(z));
-                  else
-                    run(ca, cb, z);
-                }
-                Kokkos::fence();
-                std::int64_t differ = 0;
-                for (std::int64_t j = 0; j < c.cols; ++j)
-                  for (std::int64_t i = 0; i < c.rows; ++i)
-                    differ += std::memcmp(&copy(i, j), &c(i, j), sizeof(T)) != 0;
-                EXPECT_EQ(differ, 0) << t << " " << what << ": a rerun differs";
-                ++runs;
-              });
-        }
+  for (bool b_strided : {false, true})
+    for (const auto& [m, n, k] : b_strided ? std::vector<std::array<std::int64_t, 3>>(
+                                                 std::begin(strided_b_shapes), std::end(strided_b_shapes))
+                                           : shapes)
+      for (const char* t : {"NN", "NT", "TN", "TT"})
+        for (bool c_rows : {false, true})
+          for (double beta : {0.0, -0.5}) {
+            const bool a_t = t[0] == 'T', b_t = t[1] == 'T';
+            const std::int64_t ar = a_t ? k : m, br = b_t ? n : k, bc = b_t ? k : n;
+            auto bigA = make_matrix<T, Kokkos::LayoutLeft>("A", odd_above(ar), a_t ? m : k);
+            auto bigB = make_matrix<T, Kokkos::LayoutLeft>("B", odd_above(2 * br), 2 * bc);
+            auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
+            const std::int64_t lead = bigB.stride(1);
+            Kokkos::View<T**, Kokkos::LayoutStride, Mem> B(
+                bigB.data(), b_strided ? Kokkos::LayoutStride(br, 2, bc, 2 * lead)
+                                       : Kokkos::LayoutStride(br, 1, bc, lead));
+            const std::string what = std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) +
+                                     (c_rows ? ", C rows not contiguous" : "") +
+                                     (b_strided ? ", B strided" : "");
+            expect_direct_product<T>(
+                t[0], t[1], A, B, m, n, 0.7, beta, seed += 3, what,
+                [&](auto ca, auto cb, auto c, T al, T be) {
+                  const auto run = [&](auto x, auto y, auto z) {
+                    detail::with_entry_kernel<Exec, T, T, E>(
+                        detail::rows_contiguous(x), !detail::rows_contiguous(y), [&](auto kernel) {
+                          detail::launch_gemm<typename decltype(kernel)::type>(
+                              Exec(), x, y, z, al, be, detail::KSplit{1, x.cols}, true);
+                        });
+                  };
+                  // The first run on a copy of C, the second on C itself: the two must match bit for bit.
+                  // Host memory (the direct entry is the host table's), copied on the host: nvcc refuses a
+                  // device lambda inside this generic lambda even where the template is never instantiated.
+                  Kokkos::View<T**, Kokkos::LayoutLeft, Exec> copy("copy", c.rows, c.cols);
+                  for (std::int64_t j = 0; j < c.cols; ++j)
+                    for (std::int64_t i = 0; i < c.rows; ++i) copy(i, j) = c(i, j);
+                  const detail::Strided2D<T> c2{copy.data(), c.rows, c.cols, 1, c.rows};
+                  for (const detail::Strided2D<T>& z : {c2, c}) {
+                    if (c_rows)
+                      run(detail::transpose_of(cb), detail::transpose_of(ca), detail::transpose_of(z));
+                    else
+                      run(ca, cb, z);
+                  }
+                  Kokkos::fence();
+                  std::int64_t differ = 0;
+                  for (std::int64_t j = 0; j < c.cols; ++j)
+                    for (std::int64_t i = 0; i < c.rows; ++i)
+                      differ += std::memcmp(&copy(i, j), &c(i, j), sizeof(T)) != 0;
+                  EXPECT_EQ(differ, 0) << t << " " << what << ": a rerun differs";
+                  ++runs;
+                });
+          }
   EXPECT_GT(runs, 0);
 }
 template <class T>

@@ -12,7 +12,11 @@
 //       for each NR columns jr: MR x NR accumulators (MR / W vectors down each of NR columns), per k
 //         MR / W vector loads of A and NR broadcasts of op(B)(k, j) from op(B) itself: column-major op(B)
 //         (b.rs == 1) through one pointer moving down k and fixed offsets of the columns; rows-contiguous
-//         op(B) (b.cs == 1) NR consecutive values; any other strides through NR column pointers
+//         op(B) (b.cs == 1) NR consecutive values. An op(B) whose walking index (k, or n where kBFastN) is
+//         not unit-stride is first copied, the step's K x nb block, into a buffer of the thread's own in
+//         that layout: so each orientation compiles one source of op(B) for its micro-tiles, not two (the
+//         micro-tiles for strided op(B) were half of the direct kernel's code, and it half of the host's
+//         float and double instance objects, which CI compiles twice)
 //       C(ir, jr) = alpha * acc + beta * C on the first K step (beta == 0 never reads C), += after it
 //   K slices > 1: the same into slice s of the workspace (beta 0), which split_k_reduce sums.
 //
@@ -88,6 +92,33 @@ struct HostGemmSmallDirect {
                                                r, tiles_m, tiles_n, k_slices, k_chunk, a.cols),
             nullptr);
   }
+  // op(B) from a K step's first row and the block's first column on, as the micro-tiles read it.
+  struct BView {
+    const T* p;
+    std::int64_t rs, cs;
+  };
+  // The K step's op(B) block (kk x nb from (p0, n0)): where it lies if its walking index (n where kBFastN,
+  // else k) is unit-stride, else copied into the thread's buffer in that layout.
+  BView b_block(std::int64_t p0, int kk, std::int64_t n0, int nb) const {
+    const T* p = b.data + p0 * b.rs + n0 * b.cs;
+    if constexpr (kBFastN) {
+      if (b.cs == 1) return {p, b.rs, 1};
+      T* buf = b_buffer();
+      for (int k = 0; k < kk; ++k)
+        for (int j = 0; j < nb; ++j) buf[std::int64_t(k) * nb + j] = p[k * b.rs + j * b.cs];
+      return {buf, nb, 1};
+    } else {
+      if (b.rs == 1) return {p, 1, b.cs};
+      T* buf = b_buffer();
+      for (int j = 0; j < nb; ++j)
+        for (int k = 0; k < kk; ++k) buf[std::int64_t(j) * kk + k] = p[k * b.rs + j * b.cs];
+      return {buf, 1, kk};
+    }
+  }
+  static T* b_buffer() {
+    thread_local std::vector<T> buffer(std::size_t(KC) * BN);
+    return buffer.data();
+  }
   static T* thread_buffer() {
     thread_local std::vector<T> buffer;
     constexpr std::size_t kA = std::size_t(MR) * KC, kAlign = 64 / sizeof(T);
@@ -107,17 +138,17 @@ struct HostGemmSmallDirect {
     for (std::int64_t p0 = tile.k_begin; p0 < tile.k_end; p0 += KC) {
       const int kk = static_cast<int>(std::min<std::int64_t>(KC, tile.k_end - p0));
       const Step s{kk, p0 == tile.k_begin, first_beta, out_rs, out_cs};
+      const BView bv = b_block(p0, kk, tile.n0, nb);
       for (int ir = 0; ir < mb; ir += MR) {
         const int mr = std::min(MR, mb - ir);
         const T* a_rows = a.data + (tile.m0 + ir) * a.rs + p0 * a.cs;
-        const T* b_step = b.data + p0 * b.rs + tile.n0 * b.cs;
         TC* cp = out + (tile.m0 + ir) * out_rs + tile.n0 * out_cs;
         if (kAFastM && a.rs == 1) {
-          row_panel(s, InPlaceA{a_rows, a.cs}, b_step, cp, mr, nb);
+          row_panel(s, InPlaceA{a_rows, a.cs}, bv, cp, mr, nb);
         } else {
           if (!Ap) Ap = thread_buffer();
           Packing::template pack_panels<MR>(Ap, a_rows, a.rs, a.cs, mr, kk);
-          row_panel(s, PackedA{Ap}, b_step, cp, mr, nb);
+          row_panel(s, PackedA{Ap}, bv, cp, mr, nb);
         }
       }
     }
@@ -157,53 +188,45 @@ struct HostGemmSmallDirect {
     T col(int j) const { return p[j]; }
     void next() { p += rs; }
   };
-  template <int kNR>
-  struct StridedB {  // any strides: a pointer per column, an index down k
-    const T* cols[kNR];
-    std::int64_t rs, k = 0;
-    StridedB(const T* p, std::int64_t rs_, std::int64_t cs) : rs(rs_) {
-      for (int j = 0; j < kNR; ++j) cols[j] = p + j * cs;
-    }
-    T col(int j) const { return cols[j][k]; }
-    void next() { k += rs; }
-  };
 
   // MR rows (mr of them valid) of the block's C from ir, all nb columns, at cp.
   template <class ASrc>
-  void row_panel(const Step& s, ASrc as, const T* bp, TC* cp, int mr, int nb) const {
-    if (mr == MR) return columns<2, false>(s, as, bp, cp, mr, nb);
-    if (mr > W) return columns<2, true>(s, as, bp, cp, mr, nb);
-    columns<1, true>(s, as, bp, cp, mr, nb);
+  void row_panel(const Step& s, ASrc as, const BView& bv, TC* cp, int mr, int nb) const {
+    if (mr == MR) return columns<2, false>(s, as, bv, cp, mr, nb);
+    if (mr > W) return columns<2, true>(s, as, bv, cp, mr, nb);
+    columns<1, true>(s, as, bv, cp, mr, nb);
   }
 
   // Micro-tiles of NR columns, then the last nr: 8 or 4 of them, then 3, 2 or 1, each exactly.
   template <int kNV, bool kMasked, class ASrc>
-  void columns(const Step& s, ASrc as, const T* bp, TC* cp, int mr, int nb) const {
+  void columns(const Step& s, ASrc as, const BView& bv, TC* cp, int mr, int nb) const {
     int j0 = 0;
-    for (; j0 + NR <= nb; j0 += NR) tile<kNV, NR, kMasked>(s, as, bp, cp, mr, j0);
-    if (nb - j0 >= 8) tile<kNV, 8, kMasked>(s, as, bp, cp, mr, j0), j0 += 8;
-    if (nb - j0 >= 4) tile<kNV, 4, kMasked>(s, as, bp, cp, mr, j0), j0 += 4;
+    for (; j0 + NR <= nb; j0 += NR) tile<kNV, NR, kMasked>(s, as, bv, cp, mr, j0);
+    if (nb - j0 >= 8) tile<kNV, 8, kMasked>(s, as, bv, cp, mr, j0), j0 += 8;
+    if (nb - j0 >= 4) tile<kNV, 4, kMasked>(s, as, bv, cp, mr, j0), j0 += 4;
     switch (nb - j0) {
       case 3:
-        return tile<kNV, 3, kMasked>(s, as, bp, cp, mr, j0);
+        return tile<kNV, 3, kMasked>(s, as, bv, cp, mr, j0);
       case 2:
-        return tile<kNV, 2, kMasked>(s, as, bp, cp, mr, j0);
+        return tile<kNV, 2, kMasked>(s, as, bv, cp, mr, j0);
       case 1:
-        return tile<kNV, 1, kMasked>(s, as, bp, cp, mr, j0);
+        return tile<kNV, 1, kMasked>(s, as, bv, cp, mr, j0);
       default:
         return;
     }
   }
 
-  // The micro-tile at column j0, on the source of op(B) its strides allow (the orientation's likely one
-  // first: kBFastN says op(B) walks n contiguously).
+  // The micro-tile at column j0, reading the step's op(B) block (b_block) along the orientation's walking
+  // index: kBFastN says op(B) walks n contiguously.
   template <int kNV, int kNR, bool kMasked, class ASrc>
-  void tile(const Step& s, ASrc as, const T* bp, TC* cp, int mr, int j0) const {
-    const T* p = bp + j0 * b.cs;
+  void tile(const Step& s, ASrc as, const BView& bv, TC* cp, int mr, int j0) const {
+    const T* p = bv.p + j0 * bv.cs;
     TC* cj = cp + j0 * s.cs;
-    if (!kBFastN && b.rs == 1) return micro<kNV, kNR, kMasked>(s, as, ColsB{p, b.cs}, cj, mr);
-    if (kBFastN && b.cs == 1) return micro<kNV, kNR, kMasked>(s, as, RowsB{p, b.rs}, cj, mr);
-    micro<kNV, kNR, kMasked>(s, as, StridedB<kNR>(p, b.rs, b.cs), cj, mr);
+    if constexpr (kBFastN) {
+      micro<kNV, kNR, kMasked>(s, as, RowsB{p, bv.rs}, cj, mr);
+    } else {
+      micro<kNV, kNR, kMasked>(s, as, ColsB{p, bv.cs}, cj, mr);
+    }
   }
 
   // C(0:mr, 0:kNR) at cp takes alpha * op(A) rows * op(B) columns over s.kk steps: kNV vectors down each
