@@ -1573,13 +1573,11 @@ void direct_kernel_cases(std::uint64_t seed) {
   shapes.push_back({W + 3, 25, 1});
   // A few shapes again with B at strides 2 and 2 * its leading dimension (LayoutStride): op(B) has no unit
   // stride, so each K step's block is copied into the thread's buffer in the orientation's layout (b_block).
-  const std::array<std::int64_t, 3> strided_b_shapes[] = {
+  const std::vector<std::array<std::int64_t, 3>> strided_b_shapes = {
       {MR + 3, 13, 19}, {W + 3, 25, 1}, {Cfg::bm, 30, Cfg::bk + 9}};
   int runs = 0;
   for (bool b_strided : {false, true})
-    for (const auto& [m, n, k] : b_strided ? std::vector<std::array<std::int64_t, 3>>(
-                                                 std::begin(strided_b_shapes), std::end(strided_b_shapes))
-                                           : shapes)
+    for (const auto& [m, n, k] : b_strided ? strided_b_shapes : shapes)
       for (const char* t : {"NN", "NT", "TN", "TT"})
         for (bool c_rows : {false, true})
           for (double beta : {0.0, -0.5}) {
