@@ -295,69 +295,6 @@ TEST(Gemm, EdgeTilesMovedInsideDouble) {
   edge_tiles_moved_inside<double>(9750);
 }
 
-#if defined(KOKKOS_ENABLE_CUDA)
-// The CUDA batched fp32 entry's compact epilogue (gemm_epilogue.hpp, compact_epilogue): whole 16-byte packets
-// of C stored unrolled from registers, every other element in one loop over the accumulators copied to local
-// memory, skipping what the packets stored. The cases put elements on both sides: M and N tails whose tiles
-// move back inside C (own-origin masks), an M tail whose tile cannot move (302: its last packets half outside
-// C), C lines off the 16-byte grid (no packets: every element in the loop), whole tiles only, split-K
-// partials (store_partial) summed afterwards; beta zero (C poisoned) and not; C a subview whose guard band
-// must stay untouched. NN only: the epilogue does not depend on the operands' orientation, and each
-// orientation is one more instance of the 128 x 128 kernel for CI's CUDA build to compile. The kernel is
-// launched directly (launch_gemm) as a plain product, whose epilogue is the batched one's (GemmBatchedTiles
-// runs the same kernel per matrix), so the entry runs whatever the plan would choose for these shapes.
-template <bool kAFastM, bool kBFastN>
-void compact_epilogue_cases(std::uint64_t seed) {
-  using Cfg = backends::cuda::GemmTilesFp32PacketsBatched;
-  static_assert(detail::CompactEpilogueOf<Cfg>::value, "the entry whose epilogue this tests");
-  using Kernel = detail::GemmKernelFor<Exec, Cfg, float, kAFastM, kBFastN, true>;
-  using Big = Kokkos::View<float**, Kokkos::LayoutLeft, Mem>;
-  struct Shape {
-    std::int64_t m, n, k, c_extra;  // c_extra: added to C's leading dimension (odd: lines off the grid)
-    int slices;
-  };
-  const Shape shapes[] = {{300, 270, 40, 0, 1},
-                          {256, 128, 48, 0, 1},
-                          {261, 131, 33, 1, 1},
-                          {302, 259, 600, 0, 3},
-                          {300, 140, 520, 3, 2}};
-  const std::int64_t p = 4;
-  const auto lines = [](std::int64_t r) { return (r + 3) / 4 * 4; };
-  for (const Shape& sh : shapes)
-    for (double beta : {0.0, 0.5}) {
-      const std::int64_t ar = kAFastM ? sh.m : sh.k, ac = kAFastM ? sh.k : sh.m;
-      const std::int64_t br = kBFastN ? sh.n : sh.k, bc = kBFastN ? sh.k : sh.n;
-      Big bigA("bigA", lines(ar), ac), bigB("bigB", lines(br), bc),
-          bigC("bigC", lines(sh.m + 2 * p) + sh.c_extra, sh.n + 2 * p);
-      fill_random(bigA, seed += 3), fill_random(bigB, seed += 3), fill_random(bigC, seed += 3);
-      const auto A = Kokkos::subview(bigA, std::make_pair(std::int64_t(0), ar), Kokkos::ALL);
-      const auto B = Kokkos::subview(bigB, std::make_pair(std::int64_t(0), br), Kokkos::ALL);
-      const auto C = Kokkos::subview(bigC, std::make_pair(p, p + sh.m), std::make_pair(p, p + sh.n));
-      if (beta == 0) fill_value(C, poison<float>());
-      const HostMatrix before = to_host(bigC), hC0 = to_host(C);
-      const auto a = detail::strided_op(A, kAFastM ? detail::Trans::N : detail::Trans::T);
-      const auto b = detail::strided_op(B, kBFastN ? detail::Trans::T : detail::Trans::N);
-      detail::launch_gemm<Kernel>(Exec(), detail::Strided2D<const float>{a.data, a.rows, a.cols, a.rs, a.cs},
-                                  detail::Strided2D<const float>{b.data, b.rows, b.cols, b.rs, b.cs},
-                                  detail::strided_op(C, detail::Trans::N), 0.7f, static_cast<float>(beta),
-                                  detail::split_k(sh.k, Cfg::bk, sh.slices));
-      Kokkos::fence();
-      const std::string what = std::to_string(sh.m) + "x" + std::to_string(sh.n) + "x" +
-                               std::to_string(sh.k) + " C lines +" + std::to_string(sh.c_extra) + " slices " +
-                               std::to_string(sh.slices) + " beta " + std::to_string(beta) +
-                               (kAFastM ? " A m-contiguous" : " A k-contiguous");
-      EXPECT_EQ(changed_outside(before, to_host(bigC), p, sh.m, p, sh.n), 0)
-          << what << ": elements outside the C subview changed";
-      const auto want = reference_gemm(transpose_if(to_host(A), !kAFastM), transpose_if(to_host(B), kBFastN),
-                                       hC0, 0.7, beta, eps_of<float>());
-      EXPECT_TRUE(matches(to_host(C), want)) << what;
-    }
-}
-TEST(Gemm, CompactEpilogueNn) {
-  compact_epilogue_cases<true, false>(9800);
-}
-#endif
-
 TEST(Gemm, GuardBandLeftFloat) {
   guard_band<float, Kokkos::LayoutLeft>(0.0);
 }

@@ -211,6 +211,11 @@ TEST(GemmBatched, TilesPathEveryOrientationFloat) {
   every_orientation<float>(6, 32, 32, 32, "tiles");
   every_orientation<float>(4, 28, 20, 12, "tiles");
   every_orientation<float>(3, 32, 36, 32, "tiles");
+  // CUDA's entries for at most 32 rows (any columns) and at most 32 columns (any rows), with tails, and
+  // one row past the first.
+  every_orientation<float>(3, 24, 150, 20, "tiles");
+  every_orientation<float>(3, 100, 20, 24, "tiles");
+  every_orientation<float>(2, 33, 70, 18, "tiles");
 }
 TEST(GemmBatched, TilesPathEveryOrientationDouble) {
   const int e = SmallCfg::max_extent + 1;
@@ -220,6 +225,8 @@ TEST(GemmBatched, TilesPathEveryOrientationDouble) {
   every_orientation<double>(6, 32, 32, 32, "tiles");
   every_orientation<double>(4, 20, 28, 36, "tiles");
   every_orientation<double>(3, 36, 32, 16, "tiles");
+  every_orientation<double>(3, 30, 140, 21, "tiles");
+  every_orientation<double>(3, 90, 28, 19, "tiles");
 }
 
 // ---- larger matrices: many tiles each, still one league ------------------------------------------
@@ -813,6 +820,40 @@ TEST(GemmBatchedPlan, PathsAtTheirEdges) {
     EXPECT_LE(cap * (detail::small_matrix_elems(e, e, e) + e * e) * std::int64_t(sizeof(double)),
               std::int64_t(SmallCfg::scratch_bytes));
 }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// CUDA's tiles entries by shape (tile_table.hpp's gemm_batched_entries): 32 x 32 tiles for matrices that fit
+// them, 32-row tiles for at most 32 rows, few-column tiles for at most 32 columns, fp32's 64 x 128 tiles from
+// 128 x 128 on, the 64 x 64 small tiles between; each inside and just outside its range (outside by a packet
+// where the operands must stay in packets: the entries other than the general one need them).
+template <class T>
+std::array<int, 2> batched_tile(std::int64_t m, std::int64_t n, std::int64_t k) {
+  static std::vector<T> buf(64);
+  const detail::StridedBatch<const T> a{buf.data(), 2, m, k, 1, m, m * k},
+      b{buf.data(), 2, k, n, 1, k, k * n};
+  const detail::BatchedPlan p = detail::plan_gemm_batched<Exec, T>(a, b, 132, 4);  // 2 < 4 threads: tiles
+  EXPECT_EQ(p.path, detail::BatchedPath::tiles);
+  const auto e = detail::GemmBatchedEntriesOf<Exec, T>::params(p.entry);
+  return {e.bm, e.bn};
+}
+TEST(GemmBatchedPlan, CudaTilesByShape) {
+  using A = std::array<int, 2>;
+  EXPECT_EQ(batched_tile<float>(32, 32, 32), (A{32, 32}));
+  EXPECT_EQ(batched_tile<float>(32, 33, 32), (A{32, 64}));
+  EXPECT_EQ(batched_tile<float>(32, 512, 32), (A{32, 64}));
+  EXPECT_EQ(batched_tile<float>(36, 512, 32), (A{64, 64}));
+  EXPECT_EQ(batched_tile<float>(512, 32, 32), (A{128, 32}));
+  EXPECT_EQ(batched_tile<float>(512, 33, 32), (A{64, 64}));
+  EXPECT_EQ(batched_tile<float>(128, 128, 128), (A{64, 128}));
+  EXPECT_EQ(batched_tile<float>(124, 128, 128), (A{64, 64}));
+  EXPECT_EQ(batched_tile<float>(128, 124, 128), (A{64, 64}));
+  EXPECT_EQ(batched_tile<double>(32, 32, 32), (A{32, 32}));
+  EXPECT_EQ(batched_tile<double>(32, 512, 32), (A{32, 64}));
+  EXPECT_EQ(batched_tile<double>(512, 32, 32), (A{64, 32}));
+  EXPECT_EQ(batched_tile<double>(512, 33, 32), (A{64, 64}));
+  EXPECT_EQ(batched_tile<double>(256, 256, 256), (A{64, 64}));
+}
+#endif
 
 // The panels path runs each matrix on the table's direct entry (gemm_batched_direct) up to its
 // batched_max_extent in M and K (any N), and on the panel entry just past it in either; never where the

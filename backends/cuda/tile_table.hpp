@@ -687,20 +687,26 @@ struct GemmTilesFp32Batched32 {
 };
 struct GemmTilesFp64DmmaBatched32 : DmmaAsyncEntry<GemmTilesFp64DmmaBatched32, 32, 32, 16, 16, 2, 4> {};
 
-// Batched fp32 matrices of 128 x 128 and more (gemm_batched's tiles path): the packet entry's tiles with the
-// compact epilogue (gemm_epilogue.hpp's CompactEpilogueOf) and the own-origin masks on every tile. A batch of
-// 128^3 products runs 8 K steps per tile, and the packet entry's unrolled epilogue (14665 SASS instructions)
-// kept the warps waiting on instruction fetch. Kernels timed directly on an H100
-// (perf/results/2026-12-06-h100-7e23c3e/, -kernels.txt), ms, the packet entry / this one / the same with
-// unmasked_interior_store_nn / e4e678c's packet entry: 128^3 x 5086 0.973-0.983 / 0.609 / 0.628-0.629 /
-// 0.669-0.675; 256^3 x 1272 1.418 / 1.074-1.075 / 1.103-1.108 / 1.049-1.052; 1024^2 x 128 x 80 0.775 / 0.603
-// / 0.603 / 0.599-0.610. ridgeline-perf against cublasSgemmStridedBatched in the same run, 7e23c3e's build
-// (this epilogue with the unmasked stores): 128^3 0.948, 256^3 0.833 (0.637, 0.675 on the packet entry). The
-// plain product keeps the packet entry's unrolled epilogue: with this one its K loop is scheduled worse in NN
-// (8192^3 23.04 against 22.05 ms; 26.16 with the unmasked stores kept) and TT (26.19 against 24.39).
-struct GemmTilesFp32PacketsBatched : GemmTilesFp32Packets {
-  static constexpr bool unmasked_interior_store_nn = false, compact_epilogue = true;
+// Batched matrices of at most 32 rows and more than 32 columns (gemm_batched's tiles path): 32 x 64 tiles, K
+// in steps of 16; fp32 on 64 threads with 4 x 8 per thread, eight teams per SM (126-128 registers, no stack);
+// fp64 on four DMMA warps of 16 x 32, four teams per SM (119-121 registers, no stack). cuobjdump
+// --dump-resource-usage, CUDA 11.8 for sm_90, every orientation. The 64 x 64 small tiles left half of each
+// tile empty rows. Batched tiles timed directly on an H100, NN, operands about 1 GB
+// (perf/results/2026-12-06-h100-d3aa9c2/, -bench5.txt), ms, these tiles / the 32 x 32 entry / the small
+// tiles: fp32 32x512x32 0.434 / 0.521 / 0.746, 32x128x32 0.386 / 0.464 / 0.680, 32x1024x64 0.432 / 0.514 /
+// 0.775, 24x500x40 0.550 / 0.718 / 0.910 (32 x 64 tiles on 128 threads, 4 x 4 each, 0.477 / 0.428 / 0.480 /
+// 0.650); fp64 0.356 / 0.433 / 0.415, 0.341 / 0.412 / 0.390, 0.351 / 0.435 / 0.393, 0.400 / 0.533 / 0.483
+// (eight warps of 16 x 16: 0.383-0.478). Matrices of at most 32 x 32 keep the 32 x 32 entry: 32^3 fp32 0.382
+// against 0.519 here, fp64 0.367 against 0.396 (-bench6.txt).
+struct GemmTilesFp32BatchedRows {
+  static constexpr int bm = 32, bn = 64, bk = 16;
+  static constexpr int tm = 4, tn = 8, fm = 4, fn = 4;
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = 64, vector_length = 1, stages = 2, min_blocks = 8;
+  static constexpr int scratch_level = 0, group_m = 8;
+  static constexpr bool prefer_l1 = true;
 };
+struct GemmTilesFp64DmmaBatchedRows : DmmaAsyncEntry<GemmTilesFp64DmmaBatchedRows, 32, 64, 16, 32, 2, 4> {};
 
 // Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the SIMT pipes: the portable
 // micro-kernel with complex accumulators, each multiply-add four real FMAs (fma_into), reading scratch
@@ -813,29 +819,42 @@ struct Tiles {
                          std::conditional_t<sizeof(T) == 16, ComplexDoubleEntries, ComplexFloatEntries>,
                          by_size<T, Fp64Entries, Fp32Entries, HalfEntries>>;
   // Batched products (dispatch_batched.hpp): the small path, and the tile entries a batch of larger
-  // matrices runs in one league, first match wins: for fp32 the 128 x 128 packet entry where the
-  // matrices fill its tile, else the 64 x 64 small-tile entries, else the general entry. Batched
-  // records against cuBLAS's strided batches
-  // (perf/results/2026-12-01-h200-d9bc831/h200-2026-12-01-d9bc831-batched-README.md): with the 64 x 64
-  // entries alone 256^3 ran 0.80x (fp32) and 0.845x (fp64, against cuBLAS's default math), 128^3 0.93x and
-  // 0.85x; the 128 x 128 fp32 entry took 256^3 to 0.87x (128^3 0.93x), while the fp64 DMMA 128 x 64 entry ran
-  // 256^3 at 0.842x and 128^3 at 0.821x, no gain, so fp64 keeps 64 x 64. 16-bit inputs take the
-  // register-staging HMMA entry alone (any alignment): the TMA and wgmma kernels take no league rank.
+  // matrices runs in one league, first match wins. fp64: the 32 x 32 entry for matrices that fit it, the
+  // 32-row entry for more columns, the few-column 64 x 32 tiles for at most 32 columns and more rows, else
+  // the 64 x 64 small tiles (packets) or the general entry. fp32: the same order, with the general entry's
+  // 64 x 128 tiles in packets for matrices of 128 x 128 and more. Batched tiles timed directly on an H100,
+  // NN, operands about 1 GB (perf/results/2026-12-06-h100-d3aa9c2/, -bench5.txt and -bench6.txt), ms:
+  // - at most 32 columns, more rows, against the small tiles: fp32 on the few-column 128 x 32 tiles
+  //   512x32x32 0.409 / 0.720, 128x32x128 0.372 / 0.718 (the 32 x 32 entry 0.503, 0.461); fp64 on its
+  //   64 x 32 tiles 0.340 / 0.419, 128x32x128 0.339 / 0.344.
+  // - fp32 of 128 x 128 and more, the general entry's tiles against the 128 x 128 packet tiles (with the
+  //   compact epilogue that 7e23c3e gave them for batches) and the small tiles: 128^3 0.575 / 0.612 / 0.663,
+  //   256^3 0.997 / 1.078 / 1.157, 384^3 1.422 / 1.546 / 1.707, 512^3 1.871 / 2.075 / 2.255, 2048^2 x 256
+  //   2.334 / 2.513 / -, 1024^2 x 128 1.374-1.406 / 1.368-1.390 (level); the general tiles with the compact
+  //   epilogue 1.02-1.07x slower than without. Under 128 the small tiles keep their place (64^3 0.416
+  //   against 0.690), but not everywhere: 192^3 0.897 against 1.022, 100^3 0.956 against 0.882.
+  // - fp64 keeps the small tiles at 128 x 128 and more: 256^3 0.503, 512^3 0.925-0.939 against the 128 x 64
+  //   entry's 0.535-0.550 and 1.001-1.115 (128^3 0.361 against 0.352).
+  // 16-bit inputs take the register-staging HMMA entry alone (any alignment): the TMA and wgmma kernels
+  // take no league rank.
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
   template <class T>
-  using gemm_batched_entries =
-      by_size<T,
-              detail::GemmEntries<
-                  detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
-                  detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
-                  detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
-              detail::GemmEntries<
-                  detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
-                  detail::GemmEntry<GemmTilesFp32PacketsBatched, detail::when::extents_at_least<128, 128>>,
-                  detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
-                  detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
-              detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
+  using gemm_batched_entries = by_size<
+      T,
+      detail::GemmEntries<
+          detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
+          detail::GemmEntry<GemmTilesFp64DmmaBatchedRows, detail::when::rows_at_most<32>>,
+          detail::GemmEntry<GemmTilesFp64DmmaFewColumns, detail::when::columns_at_most_tiles<32>>,
+          detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+          detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
+                          detail::GemmEntry<GemmTilesFp32BatchedRows, detail::when::rows_at_most<32>>,
+                          detail::GemmEntry<GemmTilesFp32FewColumns, detail::when::columns_at_most_tiles<32>>,
+                          detail::GemmEntry<GemmTilesFp32, detail::when::extents_at_least<128, 128>>,
+                          detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
+                          detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
+      detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

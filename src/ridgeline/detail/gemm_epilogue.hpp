@@ -15,7 +15,6 @@
 // at work + s * M * N) and c_packets (C's rows are unit-stride and every column starts 16-byte aligned).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
-#include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/strided.hpp"
@@ -72,20 +71,6 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr std::int64_t tile_own_origin(std::int64_t 
   return (o0 + tile - 1) / tile * tile;
 }
 
-// An entry's compact_epilogue (default false): the epilogue unrolls only the whole 16-byte packets of C;
-// every other element (a packet cut by C's edge or by a moved tile's own origin, a C not stored in
-// packets, a split-K slice's partials) goes through one loop that is not unrolled, over a copy of the
-// accumulators in local memory. Same values stored. The unrolled form is 7600-14700 SASS instructions
-// for the fp32 128x128 entry (8 x 16 values a thread, every case inlined, twice since cb2b229), against
-// about 4700 for its two K loops: where a tile's K loop is short, the warps wait on instruction fetch
-// (gemm_batched 128^3 x 5086 on an H100: ncu's no_instructions stall 15.5k samples at e4e678c, 34.2k at
-// cb2b229, 1.46x the time; perf/results/2026-12-06-h100-c846340/).
-template <class Cfg, class = void>
-struct CompactEpilogueOf : std::false_type {};
-template <class Cfg>
-struct CompactEpilogueOf<Cfg, std::void_t<decltype(Cfg::compact_epilogue)>>
-    : std::bool_constant<Cfg::compact_epilogue> {};
-
 // T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
 template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {
@@ -111,21 +96,6 @@ struct GemmEpilogue {
     const Acc alpha = k.alpha;
     Acc* w = k.work + std::int64_t(slice) * c.rows * c.cols;
     const std::uint64_t m_span = std::uint64_t(c.rows - m_lo), n_span = std::uint64_t(c.cols - n_lo);
-    if constexpr (CompactEpilogueOf<typename Kernel::config>::value) {
-      Acc vals[MK::kTM * MK::kTN];
-      spill(acc, vals);
-#pragma unroll 1
-      for (int j = 0; j < MK::kTN; ++j) {
-        const std::int64_t n = n0 + MK::col(o, j);
-#pragma unroll 1
-        for (int i = 0; i < MK::kTM; ++i) {
-          const std::int64_t m = m0 + MK::row(o, i);
-          if (owns(m, m_lo, m_span) && owns(n, n_lo, n_span))
-            w[n * c.rows + m] = alpha * vals[j * MK::kTM + i];
-        }
-      }
-      return;
-    }
     static_for<MK::kTN>([&](auto J) {
       constexpr int j = decltype(J)::value;
       const std::int64_t n = n0 + MK::col(o, j);
@@ -148,10 +118,6 @@ struct GemmEpilogue {
     const Acc alpha = k.alpha, beta = k.beta;
     const bool c_packets = k.c_packets;
     const bool read_c = beta != Acc(0);
-    if constexpr (CompactEpilogueOf<typename Kernel::config>::value) {
-      store_compact(acc, m0, n0, o, m_lo, n_lo);
-      return;
-    }
     if constexpr (c_packet_capable) {
       if (c_packets) {
         // Rows come in runs of kRowRun, so rows i0 .. i0 + kCV - 1 of the grid are consecutive.
@@ -202,79 +168,6 @@ struct GemmEpilogue {
         }
       }
     });
-  }
-
-  // The accumulators as grid values, column by column (vals[j * kTM + i]): the compact epilogue indexes them
-  // at run time, which registers cannot be.
-  KOKKOS_FORCEINLINE_FUNCTION static void spill(const typename MK::Accumulator& acc, Acc* vals) {
-    RIDGELINE_UNROLL
-    for (int j = 0; j < MK::kTN; ++j) RIDGELINE_UNROLL
-    for (int i = 0; i < MK::kTM; ++i) vals[j * MK::kTM + i] = MK::get(acc, i, j);
-  }
-
-  // store() of an entry with compact_epilogue: the whole packets unrolled, from registers; the rest, if any
-  // thread of the tile has some, in one loop over every element that skips those the packets stored.
-  KOKKOS_FORCEINLINE_FUNCTION void store_compact(const typename MK::Accumulator& acc, std::int64_t m0,
-                                                 std::int64_t n0, const typename MK::Owner& o,
-                                                 std::int64_t m_lo, std::int64_t n_lo) const {
-    const Kernel& k = static_cast<const Kernel&>(*this);
-    const Strided2D<T>& c = k.c;
-    const Acc alpha = k.alpha, beta = k.beta;
-    const bool read_c = beta != Acc(0);
-    bool packets = false;
-    // Whether grid row i0's packet (rows i0 .. i0 + kCV - 1, i0 a multiple of kCV) in column n is stored
-    // whole: inside C and at or past the tile's own origin (a packet lies wholly on one side of m_lo).
-    const auto whole = [&](std::int64_t m, std::int64_t n) {
-      return packets && m >= m_lo && n >= n_lo && n < c.cols && m + kCV <= c.rows;
-    };
-    bool rest = true;
-    if constexpr (c_packet_capable) {
-      packets = k.c_packets;
-      if (packets) {
-        rest = false;
-        RIDGELINE_UNROLL
-        for (int j = 0; j < MK::kTN; ++j) {
-          const std::int64_t n = n0 + MK::col(o, j);
-          RIDGELINE_UNROLL
-          for (int i0 = 0; i0 < MK::kTM; i0 += kCV) {
-            const std::int64_t m = m0 + MK::row(o, i0);
-            if (!whole(m, n)) {
-              rest = true;
-              continue;
-            }
-            T* p = &c(m, n);
-            Packet<kCV, T> v;
-            if (read_c) {
-              const Packet<kCV, T> old = load_packet<kCV, T>(p);
-              RIDGELINE_UNROLL
-              for (int e = 0; e < kCV; ++e)
-                v.v[e] = static_cast<T>(alpha * MK::get(acc, i0 + e, j) + beta * static_cast<Acc>(old.v[e]));
-            } else {
-              RIDGELINE_UNROLL
-              for (int e = 0; e < kCV; ++e) v.v[e] = static_cast<T>(alpha * MK::get(acc, i0 + e, j));
-            }
-            *reinterpret_cast<Packet<kCV, T>*>(p) = v;
-          }
-        }
-      }
-    }
-    if (!rest) return;
-    Acc vals[MK::kTM * MK::kTN];
-    spill(acc, vals);
-    const std::uint64_t m_span = std::uint64_t(c.rows - m_lo), n_span = std::uint64_t(c.cols - n_lo);
-#pragma unroll 1
-    for (int j = 0; j < MK::kTN; ++j) {
-      const std::int64_t n = n0 + MK::col(o, j);
-#pragma unroll 1
-      for (int i = 0; i < MK::kTM; ++i) {
-        const std::int64_t m = m0 + MK::row(o, i);
-        if (!owns(m, m_lo, m_span) || !owns(n, n_lo, n_span)) continue;
-        if (c_packet_capable && whole(m0 + MK::row(o, i - i % kCV), n)) continue;
-        Acc v = alpha * vals[j * MK::kTM + i];
-        if (read_c) v += beta * static_cast<Acc>(c(m, n));
-        c(m, n) = static_cast<T>(v);
-      }
-    }
   }
 };
 
