@@ -2209,6 +2209,40 @@ TEST(GemmPlan, Fp32NnFromOneWaveOnNarrowTiles) {
   GTEST_SKIP() << "a CUDA table rule";
 }
 
+// CUDA fp64 products whose 64 x 32 tiles fill under one wave of their slots, K up to max_depth, run those
+// tiles in one slice (tile_table.hpp, GemmTilesFp64DmmaFewColumns); a wave of them, or a deeper K, does not.
+// Plans only, on this device's SMs; and one such product run against the reference in every orientation.
+TEST(GemmPlan, Fp64UnderAWaveOnFewColumnTiles) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    using F = backends::cuda::GemmTilesFp64DmmaFewColumns;
+    const std::int64_t slots =
+        detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec()) * F::min_blocks;
+    const auto plan = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+      return gemm_tile_config(Exec(), "N", "N", plan_only_view<double>(m, k), plan_only_view<double>(k, n));
+    };
+    for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
+             {256, 256, 256}, {512, 512, 512}, {512, 512, F::max_depth}}) {
+      const TileConfig c = plan(m, n, k);
+      EXPECT_EQ(c.bm, F::bm) << m << "x" << n << "x" << k;
+      EXPECT_EQ(c.bn, F::bn) << m << "x" << n << "x" << k;
+      EXPECT_EQ(c.k_slices, 1) << m << "x" << n << "x" << k;
+    }
+    // Just under a wave of tiles, and just over; one K step deeper than max_depth.
+    const std::int64_t cols = (slots - 1) / 16 * F::bn;
+    EXPECT_EQ(plan(16 * F::bm, cols, 512).bn, F::bn) << cols;
+    EXPECT_NE(plan(16 * F::bm, cols + 16 * F::bn, 512).bn, F::bn) << cols + 16 * F::bn;
+    EXPECT_NE(plan(512, 512, F::max_depth + 16).bn, F::bn);
+    std::uint64_t seed = 9400;
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (double beta : {0.0, 0.5})
+        run({300, 260, 200, t[0], t[1], Lay::left, Lay::left, Lay::left, -0.75, beta, Dt::f64, seed += 3});
+    return;
+  }
+#endif
+  GTEST_SKIP() << "a CUDA table rule";
+}
+
 // The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet
 // entry, and a bit-identical rerun of it.
 TEST(GemmDmma, TableEntriesSplitKAndRerun) {
