@@ -877,11 +877,14 @@ TEST(GemmPlan, ThisTable) {
     EXPECT_EQ(mid.role, big.role);
   }
   // Products under one wave: where the table has small-tile entries, they run them, split K for about
-  // two teams per compute unit (fp64 256^3: 16 tiles of 64 x 64 in 8 slices; fp32 512^3: 64 in 4).
+  // two teams per compute unit (fp64 256^3: 16 tiles of 64 x 64 in 8 slices; fp32 512^3: 64 in 4), or
+  // tiles of their own for part of a wave (CUDA fp64: 64 x 32 tiles) in that entry's split.
   if (L::find(detail::GemmRole::small) >= 0) {
     const detail::GemmPlan tiny = plan(256, 256, 256, 256);
     EXPECT_EQ(tiny.role, detail::GemmRole::small);
-    EXPECT_EQ(tiny.split.slices, 8);
+    const detail::GemmEntryParams tp = L::params(tiny.entry);
+    EXPECT_EQ(tiny.split.slices, detail::plan_k_split(tp, 256, 256, 256, 132, sizeof(double)).slices);
+    if (tp.bm == 64 && tp.bn == 64) EXPECT_EQ(tiny.split.slices, 8);
   }
   if (detail::GemmEntriesOf<Exec, float>::find(detail::GemmRole::small) >= 0) {
     const float* q = nullptr;
@@ -2209,29 +2212,34 @@ TEST(GemmPlan, Fp32NnFromOneWaveOnNarrowTiles) {
   GTEST_SKIP() << "a CUDA table rule";
 }
 
-// CUDA fp64 products whose 64 x 32 tiles fill under one wave of their slots, K up to max_depth, run those
-// tiles in one slice (tile_table.hpp, GemmTilesFp64DmmaFewColumns); a wave of them, or a deeper K, does not.
-// Plans only, on this device's SMs; and one such product run against the reference in every orientation.
+// CUDA fp64 products whose 64 x 32 tiles fill under max_wave_percent of a wave of their slots, K up to
+// max_depth, run those tiles (tile_table.hpp, GemmTilesFp64DmmaFewColumns) in their entry's split (one slice
+// for 256^3); more tiles, or a deeper K, do not. Plans only, on this device's SMs; and one such product run
+// against the reference in every orientation.
 TEST(GemmPlan, Fp64UnderAWaveOnFewColumnTiles) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     using F = backends::cuda::GemmTilesFp64DmmaFewColumns;
-    const std::int64_t slots =
-        detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec()) * F::min_blocks;
+    const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec());
+    const std::int64_t slots = cu * F::min_blocks;
     const auto plan = [](std::int64_t m, std::int64_t n, std::int64_t k) {
       return gemm_tile_config(Exec(), "N", "N", plan_only_view<double>(m, k), plan_only_view<double>(k, n));
     };
+    const detail::GemmEntryParams p = detail::entry_params<detail::GemmEntry<F, detail::when::packets>>();
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
              {256, 256, 256}, {512, 512, 512}, {512, 512, F::max_depth}}) {
       const TileConfig c = plan(m, n, k);
       EXPECT_EQ(c.bm, F::bm) << m << "x" << n << "x" << k;
       EXPECT_EQ(c.bn, F::bn) << m << "x" << n << "x" << k;
-      EXPECT_EQ(c.k_slices, 1) << m << "x" << n << "x" << k;
+      EXPECT_EQ(c.k_slices, detail::plan_k_split(p, m, n, k, cu, sizeof(double)).slices)
+          << m << "x" << n << "x" << k;
     }
-    // Just under a wave of tiles, and just over; one K step deeper than max_depth.
-    const std::int64_t cols = (slots - 1) / 16 * F::bn;
-    EXPECT_EQ(plan(16 * F::bm, cols, 512).bn, F::bn) << cols;
-    EXPECT_NE(plan(16 * F::bm, cols + 16 * F::bn, 512).bn, F::bn) << cols + 16 * F::bn;
+    EXPECT_EQ(plan(256, 256, 256).k_slices, 1);
+    // Just under the share of a wave in tiles (16 rows of tiles), and one column of tiles more; one K step
+    // deeper than max_depth.
+    const std::int64_t under = (F::max_wave_percent * slots - 1) / 100 / 16;
+    EXPECT_EQ(plan(16 * F::bm, under * F::bn, 512).bn, F::bn) << under;
+    EXPECT_NE(plan(16 * F::bm, (under + 1) * F::bn, 512).bn, F::bn) << under + 1;
     EXPECT_NE(plan(512, 512, F::max_depth + 16).bn, F::bn);
     std::uint64_t seed = 9400;
     for (const char* t : {"NN", "NT", "TN", "TT"})

@@ -395,18 +395,22 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // 32 columns 1.28-1.29x the small tiles too
 // (perf/results/2026-12-03-h200-42fc9b8/h200-2026-12-03-42fc9b8-sweep.txt); the entry stops at 16 until a
 // device run of the tests covers 17 to 32.
-// The same tiles take fp64 products whose 64 x 32 tiles fill under one wave of their team slots
-// (wave_share_of in the entry list below), in one K slice (the plan's split: under 16 K steps a slice, or
-// about as many tiles as SMs). The small tiles split K for those instead (256^3 in 8 slices, 512^3 in 4) and
-// pay the partial sums' second launch. `ridgeline tune` on the H100 (perf/results/2026-12-06-h100-c846340/,
-// -round2-racecheck-tune.tar.gz, tune.txt), NN, against the table's plan then: 256^3 1.198x, 512^3 1.080x
-// (2 slices 1.051x), 1024^3 (97% of a wave) 1.012x; past a wave they lose (8192^2 x 256 0.916x, which the
-// short-depth rule keeps anyway). Up to K = max_depth, the deepest product tuned: deeper ones under a wave
-// (16384 x 64 x 16384, 0.999 of cuBLAS on the small tiles in 3 slices, c846340's cliffs record) keep the
-// small tiles' deep split.
+// The same tiles take fp64 products whose 64 x 32 tiles fill under three quarters of a wave of their team
+// slots (wave_share_of in the entry list below), K up to max_depth, in the plan's split for them (about as
+// many teams as SMs, 16 K steps a slice at least: one slice for 256^3, two for 512^3). The small tiles split
+// those products for two teams per SM (256^3 in 8 slices, 768^3 in 10) and paid the partial sums' second
+// launch. `ridgeline tune` on the H100 (perf/results/2026-12-06-h100-c846340/, -round2-racecheck-tune.tar.gz,
+// tune.txt), NN, against the table's plan then: 256^3 1.198x, 512^3 1.080x (1 slice; 2 slices 1.051x), 1024^3
+// 1.012x, 8192^2 x 256 0.916x. ridgeline-perf, the old table and this rule up to a whole wave in turn, two
+// rounds each (perf/results/2026-12-06-h100-37e44ac/, -ab-*.csv), by the share of a wave: 256^3 (6%)
+// 1.108x, 384^3 (14%) 1.067x, 512^3 (24%) 1.038x, TN 1.059x, 768^3 (55%) 1.393x (the small tiles in 10
+// slices), 2048 x 256 x 1024 (48%) 0.967x; 1024^3 (97%) 0.974x, TT 0.992x, 1024^2 x 512 0.997x, 16384 x 64 x
+// 1024 (97%) 0.914x: so the rule stops at 75%. Past K = 1024, the deepest product tuned, products under a
+// wave (16384 x 64 x 16384, 0.999 of cuBLAS on the small tiles in 3 slices, c846340's cliffs record) keep
+// the small tiles' deep split.
 struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 64, 32, 32, 16, 3, 4> {
   static constexpr int max_columns = 16;
-  static constexpr int max_depth = 1024;
+  static constexpr int max_wave_percent = 75, max_depth = 1024;
 };
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
@@ -780,7 +784,8 @@ struct Tiles {
                         detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
       detail::GemmEntry<
           GemmTilesFp64DmmaFewColumns,
-          detail::when::both<detail::when::wave_share_of<GemmTilesFp64DmmaFewColumns, 0, 100>,
+          detail::when::both<detail::when::wave_share_of<GemmTilesFp64DmmaFewColumns, 0,
+                                                         GemmTilesFp64DmmaFewColumns::max_wave_percent>,
                              detail::when::depth_at_most<GemmTilesFp64DmmaFewColumns::max_depth>>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall,
                         detail::when::depth_at_most<GemmTilesFp64DmmaSmall::short_depth>>,
