@@ -699,7 +699,12 @@ struct GemmTilesFp32Batched32 {
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr bool prefer_l1 = true;
 };
-struct GemmTilesFp64DmmaBatched32 : DmmaAsyncEntry<GemmTilesFp64DmmaBatched32, 32, 32, 16, 16, 2, 4> {};
+// fp64 runs those tiles on m16n8k8 with the slice loop (DmmaAcrossEntry: the next k8 slice's fragments load
+// while the current one multiplies): batched 32^3 x 40690, NN, timed alone on an H100
+// (perf/results/2026-12-06-h100-435f668/, -bench7.txt), 0.333-0.334 ms against 0.370-0.376 for m16n8k16
+// loading each step's fragments first (1.11x); 32 x 512 x 32 on the 32-row entry 0.358-0.361 (this form
+// 0.393). 107-114 registers, no stack (cuobjdump, every orientation).
+struct GemmTilesFp64DmmaBatched32 : DmmaAcrossEntry<GemmTilesFp64DmmaBatched32, 32, 32, 16, 16, 2, 4> {};
 
 // Batched matrices of at most 32 rows and more than 32 columns (gemm_batched's tiles path): 32 x 64 tiles, K
 // in steps of 16; fp32 on 64 threads with 4 x 8 per thread, eight teams per SM (126-128 registers, no stack);
