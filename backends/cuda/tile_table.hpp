@@ -861,24 +861,35 @@ struct Tiles {
   //   entry's 0.535-0.550 and 1.001-1.115 (128^3 0.361 against 0.352).
   // 16-bit inputs take the register-staging HMMA entry alone (any alignment): the TMA and wgmma kernels
   // take no league rank.
+  static constexpr int kBatchedGeneralFrom = 128;  // fp32: the general tiles from this square on (above)
   template <class T>
   using gemm_batched_small = GemmBatchedSmallTiles;
   template <class T>
-  using gemm_batched_entries = by_size<
-      T,
-      detail::GemmEntries<
-          detail::GemmEntry<GemmTilesFp64DmmaBatched32, detail::when::extents_at_most<32, 32>>,
-          detail::GemmEntry<GemmTilesFp64DmmaBatchedRows, detail::when::rows_at_most<32>>,
-          detail::GemmEntry<GemmTilesFp64DmmaFewColumns, detail::when::columns_at_most_tiles<32>>,
-          detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
-          detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesFp32Batched32, detail::when::extents_at_most<32, 32>>,
-                          detail::GemmEntry<GemmTilesFp32BatchedRows, detail::when::rows_at_most<32>>,
-                          detail::GemmEntry<GemmTilesFp32FewColumns, detail::when::columns_at_most_tiles<32>>,
-                          detail::GemmEntry<GemmTilesFp32, detail::when::extents_at_least<128, 128>>,
-                          detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
-                          detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
-      detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
+  using gemm_batched_entries =
+      by_size<T,
+              detail::GemmEntries<
+                  detail::GemmEntry<GemmTilesFp64DmmaBatched32,
+                                    detail::when::extents_at_most<GemmTilesFp64DmmaBatched32::bm,
+                                                                  GemmTilesFp64DmmaBatched32::bn>>,
+                  detail::GemmEntry<GemmTilesFp64DmmaBatchedRows,
+                                    detail::when::rows_at_most<GemmTilesFp64DmmaBatchedRows::bm>>,
+                  detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
+                                    detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::bn>>,
+                  detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
+                  detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
+              detail::GemmEntries<
+                  detail::GemmEntry<
+                      GemmTilesFp32Batched32,
+                      detail::when::extents_at_most<GemmTilesFp32Batched32::bm, GemmTilesFp32Batched32::bn>>,
+                  detail::GemmEntry<GemmTilesFp32BatchedRows,
+                                    detail::when::rows_at_most<GemmTilesFp32BatchedRows::bm>>,
+                  detail::GemmEntry<GemmTilesFp32FewColumns,
+                                    detail::when::columns_at_most_tiles<GemmTilesFp32FewColumns::bn>>,
+                  detail::GemmEntry<GemmTilesFp32,
+                                    detail::when::extents_at_least<kBatchedGeneralFrom, kBatchedGeneralFrom>>,
+                  detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
+                  detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
+              detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>
