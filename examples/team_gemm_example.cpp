@@ -12,27 +12,33 @@ int main(int argc, char* argv[]) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   const int elements = 2000, q = 12, p = 9;  // quadrature points, basis functions per element
   using Exec = Kokkos::DefaultExecutionSpace;
-  using Policy = Kokkos::TeamPolicy<Exec>;
+  // team_gemm's staged form: teams of the size it names, its launch bounds, and its scratch granted after
+  // the kernel's own. Where the build has no staged form for double, staged is false, team_size 0 and
+  // scratch_bytes 0, and team_gemm runs its unstaged form on any team.
+  using Staging = ridgeline::TeamGemmStaging<double, Exec>;
+  using Policy = Kokkos::TeamPolicy<Exec, Staging::launch_bounds>;
   using Member = Policy::member_type;
   using Scratch = Kokkos::View<double**, Kokkos::LayoutLeft, Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<double***, Kokkos::LayoutRight> K("K", elements, p, p);  // one p x p matrix per element
   Kokkos::View<double**, Kokkos::LayoutRight> row_sums("row_sums", elements, p);
 
-  // The kernel's scratch: G_e and the product, plus what team_gemm asks for on top (nothing today).
-  const std::size_t bytes = Scratch::shmem_size(q, p) + Scratch::shmem_size(p, p) +
-                            ridgeline::team_gemm_scratch_bytes(p, p, q, sizeof(double));
+  // The kernel's scratch: G_e and the product, then the span granted to team_gemm.
+  constexpr std::size_t granted = Staging::scratch_bytes;
+  const std::size_t bytes = Scratch::shmem_size(q, p) + Scratch::shmem_size(p, p) + granted;
+  Policy policy = Staging::staged ? Policy(elements, Staging::team_size) : Policy(elements, Kokkos::AUTO);
   Kokkos::parallel_for(
-      "element matrices", Policy(elements, Kokkos::AUTO).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+      "element matrices", policy.set_scratch_size(0, Kokkos::PerTeam(bytes)),
       KOKKOS_LAMBDA(const Member& team) {
         const int e = team.league_rank();
         Scratch G(team.team_scratch(0), q, p), P(team.team_scratch(0), p, p);
+        void* span = granted > 0 ? team.team_scratch(0).get_shmem(granted) : nullptr;
         // G_e(i, j): basis function j's derivative at quadrature point i of element e (a stand-in).
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, q * p), [&](int t) {
           const int i = t % q, j = t / q;
           G(i, j) = std::cos(0.3 * (i + 1) * (j + 1) + 0.001 * e);
         });
-        ridgeline::team_gemm(team, 'T', 'N', 1.0, G, G, 0.0, P);  // P = G^T G; barriers inside
+        ridgeline::team_gemm(team, 'T', 'N', 1.0, G, G, 0.0, P, span, granted);  // P = G^T G; barriers inside
         // The user's epilogue: the element weight, and row sums.
         const double w = 1.0 / (1.0 + e);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, p), [&](int i) {

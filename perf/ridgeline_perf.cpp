@@ -243,20 +243,28 @@ ridgeline::Math math_of(const ShapeSpec& s) {
 }
 
 // A user's kernel around ridgeline::team_gemm: one team per matrix g of the batch-last Views, operands
-// in global memory (:, :, g). Named, not a lambda inside the Impl's: nvcc's device lambdas need a
-// named enclosing function.
+// in global memory (:, :, g). Where the build has team_gemm's staged form for these types, the kernel
+// launches as TeamGemmStaging says (its team size, launch bounds and scratch) and grants the scratch;
+// otherwise it calls the unstaged form on teams of team_size threads (0: Kokkos::AUTO). Named, not a
+// lambda inside the Impl's: nvcc's device lambdas need a named enclosing function.
 template <class In, class Out, class Scalar>
 void team_gemm_over_batch(const ExecSpace& exec, char ta, char tb, Scalar alpha, const Batch<In>& A,
                           const Batch<In>& B, Scalar beta, const Batch<Out>& C, int team_size) {
-  using Policy = Kokkos::TeamPolicy<ExecSpace>;
-  const Policy policy = team_size > 0 ? Policy(exec, int(C.extent(2)), team_size)
-                                      : Policy(exec, int(C.extent(2)), Kokkos::AUTO);
+  using Staging = ridgeline::TeamGemmStaging<In, ExecSpace, Out>;
+  using Policy = Kokkos::TeamPolicy<ExecSpace, typename Staging::launch_bounds>;
+  const int teams = int(C.extent(2));
+  Policy policy = Staging::staged ? Policy(exec, teams, Staging::team_size)
+                  : team_size > 0 ? Policy(exec, teams, team_size)
+                                  : Policy(exec, teams, Kokkos::AUTO);
+  constexpr std::size_t granted = Staging::scratch_bytes;
+  if (granted > 0) policy.set_scratch_size(0, Kokkos::PerTeam(granted));
   Kokkos::parallel_for(
       "ridgeline_perf::team_gemm", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
         const int g = team.league_rank();
+        void* span = granted > 0 ? team.team_scratch(0).get_shmem(granted) : nullptr;
         ridgeline::team_gemm(team, ta, tb, alpha, Kokkos::subview(A, Kokkos::ALL, Kokkos::ALL, g),
                              Kokkos::subview(B, Kokkos::ALL, Kokkos::ALL, g), beta,
-                             Kokkos::subview(C, Kokkos::ALL, Kokkos::ALL, g));
+                             Kokkos::subview(C, Kokkos::ALL, Kokkos::ALL, g), span, granted);
       });
 }
 
@@ -348,8 +356,10 @@ std::vector<Impl<In, Out>> make_batched_impls(const ShapeSpec& s, const Context&
                             ridgeline::BatchLayout::right);
   };
 
-  // team_gemm: a GPU team of one thread per four outputs of a matrix, whole warps, 32 to 256 threads
-  // (a user's choice; team_gemm takes any); the host's teams are Kokkos::AUTO (one thread on OpenMP).
+  // team_gemm: its staged form's launch where the build has one (team_gemm_over_batch); else a GPU team of
+  // one thread per four outputs of a matrix, whole warps, 32 to 256 threads (a user's choice; the unstaged
+  // form takes any), and on the host Kokkos::AUTO (one thread on OpenMP).
+  using Staging = ridgeline::TeamGemmStaging<In, ExecSpace, Out>;
   Impl<In, Out> team;
   team.name = impl_team;
   const bool on_host = std::is_same<MemSpace, Kokkos::HostSpace>::value;
@@ -361,9 +371,15 @@ std::vector<Impl<In, Out>> make_batched_impls(const ShapeSpec& s, const Context&
   if (count > std::int64_t(INT_MAX)) {
     team.skipped = "one team per matrix: a league of more than INT_MAX teams";
   } else {
-    team.config = "ridgeline::team_gemm in a TeamPolicy of " + std::to_string(count) + " teams x " +
-                  (on_host ? std::string("Kokkos::AUTO") : std::to_string(team_size)) +
-                  ", a team per matrix, operands in global memory";
+    team.config =
+        "ridgeline::team_gemm " +
+        (Staging::staged ? "staged (" + std::to_string(Staging::scratch_bytes) + " B of scratch granted)"
+                         : std::string("unstaged")) +
+        " in a TeamPolicy of " + std::to_string(count) + " teams x " +
+        (Staging::staged ? std::to_string(Staging::team_size)
+         : on_host       ? std::string("Kokkos::AUTO")
+                         : std::to_string(team_size)) +
+        ", a team per matrix, operands in global memory";
     const char ca = s.trans_a(), cb = s.trans_b();
     team.call = [=](const Operands<In, Out>& o) {
       team_gemm_over_batch(exec, ca, cb, alpha, o.a3, o.b3, beta, o.c3, team_size);

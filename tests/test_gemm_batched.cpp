@@ -334,29 +334,53 @@ TEST(GemmBatched, RejectsBadShapesBeforeLaunch) {
 // Each team multiplies its matrix of a batch, reading A and B in global memory (scratch = false) or
 // from copies the kernel itself stages in its own team scratch, with C in scratch too (scratch = true).
 // The kernel writes NaN into C's scratch copy first where beta == 0: team_gemm must not read it.
-template <class T>
-void run_team_gemm(const BatchCase& c, bool scratch) {
+// form: the unstaged call; the staged call on the teams TeamGemmStaging names (its team size, launch
+// bounds and scratch, carved after the kernel's own); or the staged call on teams of another size, which
+// must run the unstaged form and still be right.
+enum class TeamForm { unstaged, staged, staged_other_team };
+const char* name(TeamForm f) {
+  return f == TeamForm::unstaged ? "unstaged" : f == TeamForm::staged ? "staged" : "staged, other team size";
+}
+template <class T, class Layout = Kokkos::LayoutRight>
+void run_team_gemm(const BatchCase& c, bool scratch, TeamForm form = TeamForm::unstaged) {
   const bool ta = c.ta == 'T', tb = c.tb == 'T';
-  using V = Kokkos::View<T***, Kokkos::LayoutRight, Mem>;
-  V A = make_batch<T, Kokkos::LayoutRight>("A", c.count, ta ? c.k : c.m, ta ? c.m : c.k, BL::left);
-  V B = make_batch<T, Kokkos::LayoutRight>("B", c.count, tb ? c.n : c.k, tb ? c.k : c.n, BL::left);
-  V C = make_batch<T, Kokkos::LayoutRight>("C", c.count, c.m, c.n, BL::left);
+  using V = Kokkos::View<T***, Layout, Mem>;
+  V A = make_batch<T, Layout>("A", c.count, ta ? c.k : c.m, ta ? c.m : c.k, BL::left);
+  V B = make_batch<T, Layout>("B", c.count, tb ? c.n : c.k, tb ? c.k : c.n, BL::left);
+  V C = make_batch<T, Layout>("C", c.count, c.m, c.n, BL::left);
   fill_batch(A, c.seed * 3 + 1);
   fill_batch(B, c.seed * 3 + 2);
   fill_batch(C, c.seed * 3 + 3, c.beta == 0 && !scratch);
   const auto hA = to_host_batch(A, BL::left), hB = to_host_batch(B, BL::left),
              hC0 = to_host_batch(C, BL::left);
-  using Policy = Kokkos::TeamPolicy<Exec>;
+  using Staging = ridgeline::TeamGemmStaging<T, Exec>;
+  using Policy = Kokkos::TeamPolicy<Exec, typename Staging::launch_bounds>;
   using Member = typename Policy::member_type;
   using Scratch = Kokkos::View<T**, Kokkos::LayoutLeft, typename Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   const int ar = A.extent(1), ac = A.extent(2), br = B.extent(1), bc = B.extent(2), m = c.m, n = c.n;
-  const std::size_t bytes = scratch ? Scratch::shmem_size(ar, ac) + Scratch::shmem_size(br, bc) +
-                                          Scratch::shmem_size(m, n) +
-                                          ridgeline::team_gemm_scratch_bytes(c.m, c.n, c.k, sizeof(T))
-                                    : 0;
-  Policy policy(Exec(), static_cast<int>(c.count), Kokkos::AUTO);
-  if (scratch) policy.set_scratch_size(0, Kokkos::PerTeam(bytes));
+  const std::size_t own = scratch ? Scratch::shmem_size(ar, ac) + Scratch::shmem_size(br, bc) +
+                                        Scratch::shmem_size(m, n) +
+                                        ridgeline::team_gemm_scratch_bytes(c.m, c.n, c.k, sizeof(T))
+                                  : 0;
+  const bool staged = form != TeamForm::unstaged;
+  const std::size_t granted = staged ? Staging::scratch_bytes : 0;
+  // The staged form's own team size; another one for the fallback (and AUTO where there is no staged form).
+  const int other = Staging::team_size == 1 ? 2 : Staging::team_size == 64 ? 32 : 64;
+  Policy policy = !Staging::staged || form == TeamForm::unstaged ? Policy(Exec(), int(c.count), Kokkos::AUTO)
+                  : form == TeamForm::staged ? Policy(Exec(), int(c.count), Staging::team_size)
+                                             : Policy(Exec(), int(c.count), other);
+  if (own + granted > 0) policy.set_scratch_size(0, Kokkos::PerTeam(own + granted));
+  if (Staging::staged && staged) {
+    // The launch made here runs the staged form where the form says so, and not on other teams, on vector
+    // lanes, or without the span it needs.
+    const char any = 0;
+    EXPECT_EQ(detail::team_gemm_runs_staged<Staging>(policy.team_size(), 1, &any, granted),
+              form == TeamForm::staged);
+    EXPECT_FALSE(detail::team_gemm_runs_staged<Staging>(policy.team_size(), 2, &any, granted));
+    if (Staging::scratch_bytes > 0)
+      EXPECT_FALSE(detail::team_gemm_runs_staged<Staging>(policy.team_size(), 1, nullptr, 0));
+  }
   const char tra = c.ta, trb = c.tb;
   const auto alpha = static_cast<detail::GemmScalar<V>>(c.alpha),
              beta = static_cast<detail::GemmScalar<V>>(c.beta);
@@ -368,19 +392,31 @@ void run_team_gemm(const BatchCase& c, bool scratch) {
         auto Ag = Kokkos::subview(A, g, Kokkos::ALL, Kokkos::ALL);
         auto Bg = Kokkos::subview(B, g, Kokkos::ALL, Kokkos::ALL);
         auto Cg = Kokkos::subview(C, g, Kokkos::ALL, Kokkos::ALL);
+        // The kernel's own scratch first, then the span granted to team_gemm (once for the kernel).
+        Scratch As, Bs, Cs;
+        if (scratch) {
+          As = Scratch(team.team_scratch(0), ar, ac), Bs = Scratch(team.team_scratch(0), br, bc);
+          Cs = Scratch(team.team_scratch(0), m, n);
+        }
+        void* span = granted > 0 ? team.team_scratch(0).get_shmem(granted) : nullptr;
+        const auto gemm = [&](const auto& a, const auto& b, const auto& cc) {
+          if (staged) {
+            ridgeline::team_gemm(team, tra, trb, alpha, a, b, beta, cc, span, granted);
+          } else {
+            ridgeline::team_gemm(team, tra, trb, alpha, a, b, beta, cc);
+          }
+        };
         if (!scratch) {
-          ridgeline::team_gemm(team, tra, trb, alpha, Ag, Bg, beta, Cg);
+          gemm(Ag, Bg, Cg);
           return;
         }
-        Scratch As(team.team_scratch(0), ar, ac), Bs(team.team_scratch(0), br, bc),
-            Cs(team.team_scratch(0), m, n);
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ar * ac),
                              [&](int e) { As(e % ar, e / ar) = Ag(e % ar, e / ar); });
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, br * bc),
                              [&](int e) { Bs(e % br, e / br) = Bg(e % br, e / br); });
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * n),
                              [&](int e) { Cs(e % m, e / m) = poison_c ? nan : Cg(e % m, e / m); });
-        ridgeline::team_gemm(team, tra, trb, alpha, As, Bs, beta, Cs);  // no barrier of ours before or after
+        gemm(As, Bs, Cs);  // no barrier of ours before or after
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m * n),
                              [&](int e) { Cg(e % m, e / m) = Cs(e % m, e / m); });
       });
@@ -391,8 +427,8 @@ void run_team_gemm(const BatchCase& c, bool scratch) {
     const auto want = reference_gemm(transpose_if(hA[g], ta), transpose_if(hB[g], tb), hC0[g], c.alpha,
                                      c.beta, tol.acc, tol.out);
     const auto r = matches(got[g], want);
-    EXPECT_TRUE(r) << "team_gemm" << (scratch ? " (scratch) " : " (global) ") << describe(c) << ", matrix "
-                   << g;
+    EXPECT_TRUE(r) << "team_gemm " << name(form) << (scratch ? " (scratch) " : " (global) ") << describe(c)
+                   << ", matrix " << g;
     if (!r) break;
   }
 }
@@ -409,6 +445,42 @@ TEST(TeamGemm, InsideUserKernelEveryTranspose) {
           scratch);
     }
   }
+}
+
+// The staged form across several tiles of its entry, with tails in M, N and K, in every transpose and in
+// three layouts (LayoutRight and LayoutLeft subviews, and LayoutStride ones with no unit stride, which
+// cannot stage in packets); operands in global memory and in the kernel's own scratch; beta 0 (C
+// poisoned) and not. Then a team of another size, which runs the unstaged form.
+template <class T>
+void team_gemm_staged_cases(std::uint64_t seed) {
+  using Staging = ridgeline::TeamGemmStaging<T, Exec>;
+  const int bm = Staging::staged ? 64 : 16;  // both CUDA entries' tiles are 64 x 64; the host's take any
+  const std::int64_t shapes[][3] = {
+      {2 * bm + 5, bm + 3, 37}, {bm, bm, 16}, {7, 13, 5}, {3, 2 * bm + 1, 2 * bm + 9}};
+  for (const char* tt : {"NN", "NT", "TN", "TT"}) {
+    for (const auto& s : shapes) {
+      const BatchCase c{5,        s[0],       s[1],       s[2],       tt[0], tt[1],
+                        BL::left, Lay::right, Lay::right, Lay::right, 1.25,  (seed % 2) ? 0.0 : -0.5,
+                        seed};
+      ++seed;
+      run_team_gemm<T, Kokkos::LayoutRight>(c, false, TeamForm::staged);
+      run_team_gemm<T, Kokkos::LayoutLeft>(c, false, TeamForm::staged);
+      run_team_gemm<T, Kokkos::LayoutStride>(c, false, TeamForm::staged);
+    }
+    // Operands in the kernel's scratch, beside the granted span (small enough for both).
+    run_team_gemm<T>(
+        {5, 33, 29, 21, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 0.0, seed++}, true,
+        TeamForm::staged);
+    run_team_gemm<T>(
+        {5, 70, 65, 19, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 1.0, seed++}, false,
+        TeamForm::staged_other_team);
+  }
+}
+TEST(TeamGemm, StagedFormDouble) {
+  team_gemm_staged_cases<double>(900);
+}
+TEST(TeamGemm, StagedFormFloat) {
+  team_gemm_staged_cases<float>(1900);
 }
 
 // ---- gemv_batched and team_gemv ----------------------------------------------------------------------

@@ -297,6 +297,11 @@ struct Tiles {
   using gemm_batched_direct = SmallDirectEntryOf<T>;
   template <class T>
   using gemm_batched_entries = tile_entries<T>;
+  // team_gemm's staged form (team_gemm.hpp): a team of one thread runs the matrix whole on the direct entry,
+  // as gemm_batched's per-thread loop runs each of its matrices, in the thread's own buffers (no granted
+  // scratch). void (complex and 16-bit types): the unstaged form.
+  template <class T>
+  using team_gemm_tiles = SmallDirectEntryOf<T>;
   // Complex products from 32 on (M, N and K) run as one real product on the real entries
   // (gemm_complex_as_real.hpp), the expansion held to 256 MiB (2048^3 complex<double> takes 128). The
   // tile sweep on this VM's two Zen 5 cores (perf/results/2026-12-02-host-7cf95a3/): as real ran

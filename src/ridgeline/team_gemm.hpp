@@ -11,18 +11,37 @@
 //
 // Operands: rank-2 Views (or subviews) in any layout the team's execution space can read, A and B of
 // one element type (float, double, or 16-bit with a float or 16-bit C, accumulated in float), C not
-// overlapping A or B. The products run on the same thread-level piece as gemm_batched's small path
-// (detail/team_product.hpp): a thread takes runs of the table's cols_per_thread outputs of one row,
-// and the team's threads and vector lanes (TeamVectorRange) walk C's rows fastest. beta == 0 never reads
-// C; alpha == 0 or K == 0 never reads A or B.
+// overlapping A or B. beta == 0 never reads C; alpha == 0 or K == 0 never reads A or B.
 //
-// Scratch: none. team_gemm reads the operands where they are, so a user who wants them in scratch
-// stages them there first (team_gemm_scratch_bytes() is 0, so that code which sizes its request from
-// it keeps working if a later version stages).
+// Two forms, the same results to rounding:
+// - Staged (float and double, where the backend's table names a team entry, team_gemm_tiles<T>): the
+//   caller grants team scratch and launches teams of the entry's size. C is computed tile by tile on
+//   the entry's team kernel, as gemm_batched computes a matrix (gemm_team_tiled.hpp, gemm_team_async.hpp):
+//   operands staged through the granted scratch, register micro-tiles or tensor-core warp tiles, the
+//   masked epilogue. TeamGemmStaging<T, ExecSpace> gives what to launch with:
+//
+//     using S = ridgeline::TeamGemmStaging<double, ExecSpace>;
+//     Kokkos::TeamPolicy<ExecSpace, S::launch_bounds> policy(exec, teams, S::team_size);
+//     policy.set_scratch_size(0, Kokkos::PerTeam(my_bytes + S::scratch_bytes));
+//     ... inside: void* s = team.team_scratch(0).get_shmem(S::scratch_bytes);   // once per kernel
+//                 ridgeline::team_gemm(team, 'N', 'N', 1.0, A, B, 0.0, C, s, S::scratch_bytes);
+//
+//   launch_bounds gives the kernel the entry's register budget (its teams per SM). Where the team's size
+//   or vector length differs from the entry's, or the span is smaller than scratch_bytes, the call runs
+//   the unstaged form instead: correct, slower. On the host the entry is a kernel that runs a whole
+//   product on the calling thread in buffers of its own (gemm_batched's per-thread loop): team_size 1
+//   and scratch_bytes 0, so a team of one thread runs it from either call.
+// - Unstaged (no scratch argument): any team size; a thread takes runs of the table's cols_per_thread
+//   outputs of one row (detail/team_product.hpp, gemm_batched's small path), the team's threads and
+//   vector lanes (TeamVectorRange) walking C's rows fastest, operands read where they are.
+//
+// Scratch: the unstaged form takes none (team_gemm_scratch_bytes() is 0); the staged form uses the span
+// it is given, S::scratch_bytes from its start, for the duration of the call. The same span may serve
+// every call of a kernel: nothing in it outlives a call.
 //
 // Synchronization: team_gemm begins and ends with a team barrier. The team may write A, B or C just
 // before the call and read C just after it without barriers of its own; during the call no thread may
-// write A, B or C. Every thread of the team must call it, with the same arguments.
+// write A, B, C or the granted span. Every thread of the team must call it, with the same arguments.
 //
 // Errors: shapes are only known inside the kernel, so a mismatch (op(A) not M x K, op(B) not K x N) or
 // a transpose letter other than N, T or C aborts the kernel (Kokkos::abort) with a message naming
@@ -31,6 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/dispatch_batched.hpp"
@@ -39,7 +59,8 @@
 
 namespace ridgeline {
 
-// Team scratch (bytes, level 0) that team_gemm needs on top of the caller's own: none (see above).
+// Team scratch (bytes, level 0) that team_gemm's unstaged form needs on top of the caller's own: none
+// (the staged form's is TeamGemmStaging's scratch_bytes).
 KOKKOS_INLINE_FUNCTION constexpr std::size_t team_gemm_scratch_bytes(std::int64_t /*m*/, std::int64_t /*n*/,
                                                                      std::int64_t /*k*/,
                                                                      std::size_t /*elem_bytes*/) {
@@ -65,12 +86,157 @@ template <class V>
 KOKKOS_INLINE_FUNCTION std::int64_t team_stride(const V& v, int r) {
   return team_pick(r, static_cast<std::int64_t>(v.stride(0)), static_cast<std::int64_t>(v.stride(1)));
 }
+
+// The table's team entry for T (team_gemm_tiles<T>), void where it names none.
+template <class Be, class T, class = void>
+struct TeamGemmTilesOf {
+  using type = void;
+};
+template <class Be, class T>
+struct TeamGemmTilesOf<Be, T, std::void_t<typename Be::template team_gemm_tiles<T>>> {
+  using type = typename Be::template team_gemm_tiles<T>;
+};
+
+// The team kernel of entry Cfg in one orientation of the operands (with_entry_kernel's, without packets:
+// a user's operands may have any strides and alignment).
+template <class Exec, class Cfg, class T, class TC, bool kAm, bool kBn>
+using TeamGemmKernel = GemmKernelFor<Exec, Cfg, T, kAm, kBn, false, TC>;
+
+// Granted scratch that Cfg's kernel K takes: its scratch_bytes, or none for a kernel that runs whole
+// products on the calling thread in buffers of its own (the host's).
+template <class K>
+constexpr std::size_t team_kernel_scratch() {
+  if constexpr (RunsOnCallingThread<K>::value) {
+    return 0;
+  } else {
+    return K::scratch_bytes();
+  }
+}
+// Scratch of Cfg's kernels: the largest over the four orientations (the asynchronous kernels stage each
+// operand along its contiguous index).
+template <class Exec, class Cfg, class T, class TC>
+constexpr std::size_t team_gemm_tiles_scratch() {
+  const std::size_t s[] = {team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, true>>(),
+                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, false>>(),
+                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, true>>(),
+                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, false>>()};
+  std::size_t m = 0;
+  for (std::size_t x : s) m = x > m ? x : m;
+  return m;
+}
+
+// A span of team scratch that team_gemm's caller granted, handed out as Kokkos's scratch space hands out
+// its own (get_shmem_aligned), from the span's start for each tile.
+struct TeamScratchSpan {
+  char* base = nullptr;
+  std::size_t bytes = 0;
+  mutable std::size_t used = 0;
+  // nullptr where the span is too small; team_gemm checked the whole need first.
+  KOKKOS_INLINE_FUNCTION void* get_shmem_aligned(std::size_t n, std::size_t align) const {
+    const std::uintptr_t b = reinterpret_cast<std::uintptr_t>(base);
+    const std::uintptr_t p = (b + used + align - 1) / align * align;
+    if (p + n > b + bytes) return nullptr;
+    used = std::size_t(p + n - b);
+    return reinterpret_cast<void*>(p);
+  }
+};
+
+// C = alpha * op(A) * op(B) + beta * C on the tiles of entry Cfg, one after another, by the whole team
+// (its size Cfg::team_size, one vector lane), in the span [scratch, scratch + bytes), bytes at least
+// team_gemm_tiles_scratch. M, N, K > 0.
+template <class Cfg, class Member, class T, class TC, class Acc>
+KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<const T>& a,
+                                            const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha,
+                                            Acc beta, void* scratch, std::size_t bytes) {
+  using Exec = typename Member::execution_space;
+  const auto run = [&](auto am, auto bn) {
+    using K = TeamGemmKernel<Exec, Cfg, T, TC, decltype(am)::value, decltype(bn)::value>;
+    const K k = tile_kernel_of<K>(a, b, c, alpha, beta);
+    const int tiles = k.tiles_m * k.tiles_n;
+    if constexpr (RunsOnCallingThread<K>::value) {
+      k.run_on_calling_thread(tiles);  // a team of one thread (the host)
+    } else {
+      for (int t = 0; t < tiles; ++t) {
+        if (t > 0) team.team_barrier();  // no thread still reads the previous tile's scratch
+        k.run_in(team, t, TeamScratchSpan{static_cast<char*>(scratch), bytes});
+      }
+    }
+  };
+  using Y = std::true_type;
+  using N = std::false_type;
+  const bool am = rows_contiguous(a), bn = !rows_contiguous(b);
+  if (am && bn) {
+    run(Y{}, Y{});
+  } else if (am) {
+    run(Y{}, N{});
+  } else if (bn) {
+    run(N{}, Y{});
+  } else {
+    run(N{}, N{});
+  }
+}
 }  // namespace detail
 
+// What team_gemm's staged form needs from the caller's launch, for inputs T and output TC on ExecSpace:
+// staged (whether the backend has the form for T), team_size (the team size to launch: its entry's),
+// scratch_bytes (level-0 team scratch to grant it), launch_bounds (Kokkos::LaunchBounds with the entry's
+// teams per compute unit, so that the kernel gets the entry's register budget). Without the form:
+// team_size 0 and scratch_bytes 0, and team_gemm runs unstaged whatever it is given.
+template <class T, class ExecSpace = Kokkos::DefaultExecutionSpace, class TC = T>
+struct TeamGemmStaging {
+  using tiles = typename detail::TeamGemmTilesOf<detail::Backend<ExecSpace, T>, T>::type;
+  static constexpr bool staged = !std::is_void_v<tiles>;
+
+ private:
+  template <class Cfg>
+  static constexpr int team_size_of() {
+    if constexpr (std::is_void_v<Cfg>) {
+      return 0;
+    } else {
+      return Cfg::team_size;
+    }
+  }
+  template <class Cfg>
+  static constexpr int min_teams_of() {
+    if constexpr (std::is_void_v<Cfg>) {
+      return 0;
+    } else {
+      return Cfg::min_blocks;
+    }
+  }
+  template <class Cfg>
+  static constexpr std::size_t scratch_of() {
+    if constexpr (std::is_void_v<Cfg>) {
+      return 0;
+    } else {
+      return detail::team_gemm_tiles_scratch<ExecSpace, Cfg, T, TC>();
+    }
+  }
+
+ public:
+  static constexpr int team_size = team_size_of<tiles>();
+  static constexpr int min_teams = min_teams_of<tiles>();
+  static constexpr std::size_t scratch_bytes = scratch_of<tiles>();
+  using launch_bounds = Kokkos::LaunchBounds<unsigned(team_size), unsigned(min_teams)>;
+};
+
+namespace detail {
+// Whether a call runs the staged form: the backend has one for these types, the span holds its scratch
+// (or it needs none), and the team is the size it runs on, one vector lane a thread. Pure.
+template <class Staging>
+KOKKOS_INLINE_FUNCTION bool team_gemm_runs_staged(int team_size, int vector_lanes, const void* scratch,
+                                                  std::size_t scratch_bytes) {
+  return Staging::staged && scratch_bytes >= Staging::scratch_bytes &&
+         (scratch != nullptr || Staging::scratch_bytes == 0) && team_size == Staging::team_size &&
+         vector_lanes == 1;
+}
+
+// Both forms: scratch == nullptr asks for the unstaged one.
 template <class Member, class AV, class BV, class CV>
-KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char transB,
-                                      const detail::GemmScalar<AV>& alpha, const AV& A, const BV& B,
-                                      const detail::GemmScalar<AV>& beta, const CV& C) {
+KOKKOS_INLINE_FUNCTION void team_gemm_impl(const Member& team, char transA, char transB,
+                                           const GemmScalar<AV>& alpha, const AV& A, const BV& B,
+                                           const GemmScalar<AV>& beta, const CV& C, void* scratch,
+                                           std::size_t scratch_bytes) {
   static_assert(Kokkos::is_view<AV>::value && Kokkos::is_view<BV>::value && Kokkos::is_view<CV>::value,
                 "ridgeline::team_gemm takes Kokkos::Views");
   static_assert(detail::compat::view_rank<AV>() == 2 && detail::compat::view_rank<BV>() == 2 &&
@@ -101,10 +267,19 @@ KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char tran
   const T* a = A.data();
   const T* b = B.data();
   team.team_barrier();  // the team's writes of A, B and C before the call are visible
+  using Staging = TeamGemmStaging<T, Exec, TC>;
   if (M > 0 && N > 0) {
     if (K == 0 || alpha == Acc(0)) {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * N),
                            [&](const int e) { detail::scale_in_place(C(e % M, e / M), beta); });
+    } else if (team_gemm_runs_staged<Staging>(team.team_size(), compat::team_vector_lanes(), scratch,
+                                              scratch_bytes)) {
+      if constexpr (Staging::staged) {
+        team_gemm_tiles<typename Staging::tiles>(
+            team, Strided2D<const T>{a, M, K, a_dm, a_dk}, Strided2D<const T>{b, K, N, b_dk, b_dn},
+            Strided2D<TC>{C.data(), M, N, std::int64_t(C.stride(0)), std::int64_t(C.stride(1))}, alpha, beta,
+            scratch, scratch_bytes);
+      }
     } else {
       const int NB = (N + kRN - 1) / kRN;
       Kokkos::parallel_for(Kokkos::TeamVectorRange(team, M * NB), [&](const int w) {
@@ -116,6 +291,25 @@ KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char tran
     }
   }
   team.team_barrier();  // C is complete for every thread
+}
+}  // namespace detail
+
+// The unstaged form (any team size, no scratch).
+template <class Member, class AV, class BV, class CV>
+KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char transB,
+                                      const detail::GemmScalar<AV>& alpha, const AV& A, const BV& B,
+                                      const detail::GemmScalar<AV>& beta, const CV& C) {
+  detail::team_gemm_impl(team, transA, transB, alpha, A, B, beta, C, nullptr, 0);
+}
+
+// The staged form: scratch_bytes of team scratch at `scratch`, granted for the call (TeamGemmStaging says
+// how much, and the team size it runs on; otherwise this runs the unstaged form).
+template <class Member, class AV, class BV, class CV>
+KOKKOS_INLINE_FUNCTION void team_gemm(const Member& team, char transA, char transB,
+                                      const detail::GemmScalar<AV>& alpha, const AV& A, const BV& B,
+                                      const detail::GemmScalar<AV>& beta, const CV& C, void* scratch,
+                                      std::size_t scratch_bytes) {
+  detail::team_gemm_impl(team, transA, transB, alpha, A, B, beta, C, scratch, scratch_bytes);
 }
 
 // GEMV inside a user's own team kernel: y = alpha * op(A) * x + beta * y, with team_gemm's contract

@@ -26,6 +26,16 @@ using HipSpace = Kokkos::Experimental::HIP;
 #endif
 #endif
 
+// Vector lanes of the calling team thread (a TeamPolicy's vector length): CUDA and HIP put them on
+// blockDim.x (Kokkos's team layout); the host backends run a thread's lanes in one thread.
+KOKKOS_INLINE_FUNCTION int team_vector_lanes() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return static_cast<int>(blockDim.x);
+#else
+  return 1;
+#endif
+}
+
 }  // namespace ridgeline::detail::compat
 
 // Full unrolling of loops with compile-time trip counts keeps register arrays in registers: a

@@ -176,7 +176,7 @@ template <class ExecSpace>
 using GemmTf32Kernel = GemmKernelFor<ExecSpace, GemmTf32Cfg<ExecSpace>, float, false, false, true, float>;
 
 template <class T>
-bool aligned_to(const T* p, int elems) {
+KOKKOS_INLINE_FUNCTION bool aligned_to(const T* p, int elems) {
   return reinterpret_cast<std::uintptr_t>(p) % (sizeof(T) * static_cast<std::size_t>(elems)) == 0;
 }
 

@@ -193,6 +193,22 @@ void launch_batched_small(const ExecSpace& exec, int per_team, const StridedBatc
   }
 }
 
+// A tile kernel (run(team, rank), run_in) set up for the whole of C = alpha * op(A) * op(B) + beta * C,
+// K unsplit: gemm_batched's tiles for matrix 0, and team_gemm's staged form inside a user's kernel. The
+// caller keeps the tile count in int range.
+template <class Kernel, class T, class TC, class Acc>
+KOKKOS_INLINE_FUNCTION Kernel tile_kernel_of(const Strided2D<const T>& a, const Strided2D<const T>& b,
+                                             const Strided2D<TC>& c, Acc alpha, Acc beta) {
+  using Cfg = typename Kernel::config;
+  Kernel k;
+  k.a = a, k.b = b, k.c = c, k.alpha = alpha, k.beta = beta;
+  k.tiles_m = static_cast<int>((c.rows + Cfg::bm - 1) / Cfg::bm);
+  k.tiles_n = static_cast<int>((c.cols + Cfg::bn - 1) / Cfg::bn);
+  if constexpr (Kernel::c_packet_capable)
+    k.c_packets = c.rs == 1 && c.cs % Kernel::kCV == 0 && aligned_to(c.data, Kernel::kCV);
+  return k;
+}
+
 // The tiles path's kernel for the batch (a, b, c): Kernel set up for matrix 0, and the batch strides.
 template <class Kernel, class T, class TC, class Acc>
 GemmBatchedTiles<Kernel> make_batched_tiles(const StridedBatch<const T>& a, const StridedBatch<const T>& b,
@@ -203,12 +219,9 @@ GemmBatchedTiles<Kernel> make_batched_tiles(const StridedBatch<const T>& a, cons
   const std::int64_t tiles_m = (c.rows + Cfg::bm - 1) / Cfg::bm, tiles_n = (c.cols + Cfg::bn - 1) / Cfg::bn;
   require_int_range(tiles_m * tiles_n, "number of C tiles per matrix", func);
   GemmBatchedTiles<Kernel> f;
-  f.k.a = a.first(), f.k.b = b.first(), f.k.c = c.first(), f.k.alpha = alpha, f.k.beta = beta;
-  f.k.tiles_m = static_cast<int>(tiles_m), f.k.tiles_n = static_cast<int>(tiles_n);
-  if constexpr (Kernel::c_packet_capable) {
-    f.k.c_packets = c.rs == 1 && c.cs % Kernel::kCV == 0 && aligned_to(c.data, Kernel::kCV) &&
-                    (c.count <= 1 || c.bs % Kernel::kCV == 0);
-  }
+  f.k = tile_kernel_of<Kernel>(a.first(), b.first(), c.first(), alpha, beta);
+  if constexpr (Kernel::c_packet_capable)
+    f.k.c_packets = f.k.c_packets && (c.count <= 1 || c.bs % Kernel::kCV == 0);
   f.a_step = a.bs, f.b_step = b.bs, f.c_step = c.bs;
   f.tiles = static_cast<int>(tiles_m * tiles_n);
   return f;

@@ -248,9 +248,14 @@ struct GemmTeamAsync
 
   // The tile of league rank `rank` (a batched league passes each matrix's own rank).
   KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
+    run_in(team, rank, team.team_scratch(static_cast<int>(Cfg::scratch_level)));
+  }
+
+  // The same, its buffers taken from `scratch` (GemmTeamTiled::run_in).
+  template <class Scratch>
+  KOKKOS_FORCEINLINE_FUNCTION void run_in(const member_type& team, int rank, const Scratch& scratch) const {
     const auto tile =
         GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
-    auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     // kStages x (BK, BM+pad) or (BM, BK+pad), or BM x BK in the micro-kernel's layout
     T* As = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * kStages * TileA::kElems, TileA::kAlign));
     // kStages x (BK, BN+pad) or (BN, BK+pad), or BN x BK in the micro-kernel's layout

@@ -533,11 +533,17 @@ struct GemmTeamTiled
 
   // The tile of league rank `rank` (a batched league passes each matrix's own rank).
   KOKKOS_FORCEINLINE_FUNCTION void run(const member_type& team, int rank) const {
+    run_in(team, rank, team.team_scratch(static_cast<int>(Cfg::scratch_level)));
+  }
+
+  // The same, its buffers taken from `scratch` (get_shmem_aligned(bytes, alignment), scratch_bytes() in
+  // all): the team's own scratch, or a span that team_gemm's caller granted (team_scratch_span.hpp).
+  template <class Scratch>
+  KOKKOS_FORCEINLINE_FUNCTION void run_in(const member_type& team, int rank, const Scratch& scratch) const {
     const auto tile =
         GemmTileOrigin::of<BM, BN, Cfg::group_m>(rank, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
     const std::int64_t m0 = tile.m0, n0 = tile.n0, k_begin = tile.k_begin, k_end = tile.k_end;
     const int slice = tile.slice;
-    auto scratch = team.team_scratch(static_cast<int>(Cfg::scratch_level));
     T* As = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kStages * BK * LDA, scratch_align));  // (BK,BM+pad)
     T* Bs = static_cast<T*>(

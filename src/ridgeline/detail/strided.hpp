@@ -109,7 +109,7 @@ Strided1D<typename V::value_type> strided_vec(const V& v) {
 // True when walking i (rows) is at least as contiguous as walking j (cols). A view with an extent
 // of 1 reports an arbitrary stride for that index; its contiguity is decided by the other index.
 template <class T>
-bool rows_contiguous(const Strided2D<T>& m) {
+KOKKOS_INLINE_FUNCTION bool rows_contiguous(const Strided2D<T>& m) {
   if (m.cols <= 1) return true;
   if (m.rows <= 1) return false;
   return m.rs <= m.cs;
