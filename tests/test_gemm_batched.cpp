@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -176,12 +177,12 @@ void every_orientation(std::int64_t count, std::int64_t m, std::int64_t n, std::
 TEST(GemmBatched, SmallPathEveryOrientationFloat) {
   const int e = SmallCfg::max_extent;
   every_orientation<float>(37, e, e - 3, e, "small");
-  every_orientation<float>(9, 3, 5, 2, "small");
+  every_orientation<float>(9, std::min(3, e), std::min(5, e), 2, "small");
 }
 TEST(GemmBatched, SmallPathEveryOrientationDouble) {
   const int e = SmallCfg::max_extent;
-  every_orientation<double>(23, e - 1, e, e - 5, "small");
-  every_orientation<double>(11, 1, 4, 7, "small");
+  every_orientation<double>(23, e - 1, e, std::max(e - 5, 1), "small");
+  every_orientation<double>(11, 1, std::min(4, e), std::min(7, e), "small");
 }
 // Enough matrices that a team holds several (the plan spreads a batch over the device's team slots
 // first), with a partial last team.
@@ -193,9 +194,10 @@ TEST(GemmBatched, SmallPathSeveralMatricesPerTeam) {
       run_layouts<double>(
           {count, 4, 4, 4, tt[i][0], tt[i][1], bl, Lay::left, Lay::right, Lay::stride, -1.5, 0.5, 7u + i},
           "small");
-      run_layouts<float>(
-          {count, 8, 3, 5, tt[i][0], tt[i][1], bl, Lay::right, Lay::right, Lay::right, 0.5, 0.0, 9u + i},
-          "small");
+      run_layouts<float>({count, std::min<std::int64_t>(8, SmallCfg::max_extent), 3,
+                          std::min<std::int64_t>(5, SmallCfg::max_extent), tt[i][0], tt[i][1], bl, Lay::right,
+                          Lay::right, Lay::right, 0.5, 0.0, 9u + i},
+                         "small");
     }
   }
 }
@@ -572,7 +574,7 @@ void gemv_batched_every_orientation(std::int64_t count, std::int64_t m, std::int
 
 TEST(GemvBatched, SmallPathEveryOrientation) {
   gemv_batched_every_orientation<float>(37, SmallCfg::max_extent, SmallCfg::max_extent - 3, "small");
-  gemv_batched_every_orientation<double>(300, 5, 3, "small");
+  gemv_batched_every_orientation<double>(300, std::min(5, SmallCfg::max_extent), 3, "small");
 }
 
 TEST(GemvBatched, TilesPathEveryOrientation) {
@@ -782,7 +784,8 @@ TEST(GemmGrouped, MixedGroupsFloatRight) {
 // orientation make two launches.
 TEST(GemmGrouped, SameKernelSharesALaunch) {
   const std::int64_t e = SmallCfg::max_extent;
-  run_grouped<double, Kokkos::LayoutLeft>({{40, 3, 5, 7, 'N', 'N', BL::left, 1.0, 0.0},
+  run_grouped<double, Kokkos::LayoutLeft>({{40, std::min<std::int64_t>(3, e), std::min<std::int64_t>(5, e),
+                                            std::min<std::int64_t>(7, e), 'N', 'N', BL::left, 1.0, 0.0},
                                            {40, e, e, e, 'N', 'N', BL::left, 1.0, 0.0},
                                            {3, 100, 100, 100, 'N', 'N', BL::left, 1.0, 0.0},
                                            {3, 101, 99, 97, 'N', 'N', BL::left, 1.0, 0.0}},
