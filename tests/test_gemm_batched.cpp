@@ -478,6 +478,78 @@ void team_gemm_staged_cases(std::uint64_t seed) {
         TeamForm::staged_other_team);
   }
 }
+// The staged form's tile loop itself (detail::team_gemm_tiles: the granted span handed out from its start
+// for each tile, a team barrier between tiles) on a kernel that stages through that span. On the host the
+// table's tile entry (team_gemm's own host entry runs whole products on the calling thread and never reaches
+// this loop), granted from level-1 scratch (it wants more than OpenMP's 32 KB of level 0); on a GPU the
+// staged entry, which the tests above also run through team_gemm. Several tiles, tails, every transpose.
+template <class T>
+using TileLoopCfg = std::conditional_t<std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>,
+                                       typename detail::Backend<Exec, T>::template gemm<T>,
+                                       typename ridgeline::TeamGemmStaging<T, Exec>::tiles>;
+template <class T>
+void team_tile_loop_case(const BatchCase& c) {
+  using Cfg = TileLoopCfg<T>;
+  if constexpr (std::is_void_v<Cfg>) {
+    GTEST_SKIP() << "no staged entry for this type";
+  } else {
+    const bool ta = c.ta == 'T', tb = c.tb == 'T';
+    auto A = make_batch<T, Kokkos::LayoutLeft>("A", c.count, ta ? c.k : c.m, ta ? c.m : c.k, BL::right);
+    auto B = make_batch<T, Kokkos::LayoutLeft>("B", c.count, tb ? c.n : c.k, tb ? c.k : c.n, BL::right);
+    auto C = make_batch<T, Kokkos::LayoutLeft>("C", c.count, c.m, c.n, BL::right);
+    fill_batch(A, c.seed * 3 + 1);
+    fill_batch(B, c.seed * 3 + 2);
+    fill_batch(C, c.seed * 3 + 3, c.beta == 0);
+    const auto hA = to_host_batch(A, BL::right), hB = to_host_batch(B, BL::right),
+               hC0 = to_host_batch(C, BL::right);
+    constexpr std::size_t bytes = detail::team_gemm_tiles_scratch<Exec, Cfg, T, T>();
+    constexpr int level = std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace> ? 1 : 0;
+    Kokkos::TeamPolicy<Exec> policy(Exec(), int(c.count), Cfg::team_size);
+    policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
+    using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
+    // op(X) of matrix g of a batch-last LayoutLeft View, transposed where t.
+    const auto op = [](const auto& X, bool t, std::int64_t g) {
+      using V = std::remove_reference_t<decltype(X(0, 0, 0))>;
+      const std::int64_t r = X.extent(0), cl = X.extent(1), rs = X.stride(0), cs = X.stride(1);
+      V* p = X.data() + g * std::int64_t(X.stride(2));
+      return t ? detail::Strided2D<V>{p, cl, r, cs, rs} : detail::Strided2D<V>{p, r, cl, rs, cs};
+    };
+    const T alpha = T(c.alpha), beta = T(c.beta);
+    Kokkos::parallel_for(
+        "team_gemm tile loop test", policy, KOKKOS_LAMBDA(const Member& team) {
+          const int g = team.league_rank();
+          void* span = team.team_scratch(level).get_shmem(bytes);
+          const auto a = op(A, ta, g), b = op(B, tb, g);
+          const auto cc = op(C, false, g);
+          detail::team_gemm_tiles<Cfg>(team, detail::as_const(a), detail::as_const(b), cc, alpha, beta, span,
+                                       bytes);
+        });
+    Kokkos::fence();
+    const Tolerance tol = tolerance_of<T, T>();
+    const auto got = to_host_batch(C, BL::right);
+    for (std::int64_t g = 0; g < c.count; ++g) {
+      const auto want = reference_gemm(transpose_if(hA[g], ta), transpose_if(hB[g], tb), hC0[g], c.alpha,
+                                       c.beta, tol.acc, tol.out);
+      const auto r = matches(got[g], want);
+      EXPECT_TRUE(r) << "team_gemm_tiles " << describe(c) << ", matrix " << g;
+      if (!r) break;
+    }
+  }
+}
+TEST(TeamGemm, TileLoopThroughAGrantedSpan) {
+  std::uint64_t seed = 2900;
+  for (const char* tt : {"NN", "NT", "TN", "TT"}) {
+    for (const auto& s :
+         {std::array<std::int64_t, 3>{200, 150, 300}, std::array<std::int64_t, 3>{70, 9, 33}}) {
+      const BatchCase c{3,         s[0],      s[1],      s[2],      tt[0], tt[1],
+                        BL::right, Lay::left, Lay::left, Lay::left, 0.75,  (seed % 2) ? 0.0 : 1.5,
+                        seed};
+      ++seed;
+      team_tile_loop_case<double>(c);
+      team_tile_loop_case<float>(c);
+    }
+  }
+}
 TEST(TeamGemm, StagedFormDouble) {
   team_gemm_staged_cases<double>(900);
 }
