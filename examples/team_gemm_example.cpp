@@ -16,8 +16,7 @@ int main(int argc, char* argv[]) {
   // the kernel's own. Where the build has no staged form for double, staged is false, team_size 0 and
   // scratch_bytes 0, and team_gemm runs its unstaged form on any team.
   using Staging = ridgeline::TeamGemmStaging<double, Exec>;
-  using Policy = Kokkos::TeamPolicy<Exec, Staging::launch_bounds>;
-  using Member = Policy::member_type;
+  using Member = Staging::policy_type::member_type;
   using Scratch = Kokkos::View<double**, Kokkos::LayoutLeft, Exec::scratch_memory_space,
                                Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
   Kokkos::View<double***, Kokkos::LayoutRight> K("K", elements, p, p);  // one p x p matrix per element
@@ -25,11 +24,9 @@ int main(int argc, char* argv[]) {
 
   // The kernel's scratch: G_e and the product, then the span granted to team_gemm.
   constexpr std::size_t granted = Staging::scratch_bytes;
-  const std::size_t bytes = Scratch::shmem_size(q, p) + Scratch::shmem_size(p, p) + granted;
-  Policy policy = Staging::staged ? Policy(elements, Staging::team_size) : Policy(elements, Kokkos::AUTO);
+  const std::size_t own = Scratch::shmem_size(q, p) + Scratch::shmem_size(p, p);
   Kokkos::parallel_for(
-      "element matrices", policy.set_scratch_size(0, Kokkos::PerTeam(bytes)),
-      KOKKOS_LAMBDA(const Member& team) {
+      "element matrices", Staging::policy(Exec(), elements, own), KOKKOS_LAMBDA(const Member& team) {
         const int e = team.league_rank();
         Scratch G(team.team_scratch(0), q, p), P(team.team_scratch(0), p, p);
         void* span = granted > 0 ? team.team_scratch(0).get_shmem(granted) : nullptr;

@@ -369,10 +369,14 @@ void run_team_gemm(const BatchCase& c, bool scratch, TeamForm form = TeamForm::u
   const std::size_t granted = staged ? Staging::scratch_bytes : 0;
   // The staged form's own team size; another one for the fallback (and AUTO where there is no staged form).
   const int other = Staging::team_size == 1 ? 2 : Staging::team_size == 64 ? 32 : 64;
-  Policy policy = !Staging::staged || form == TeamForm::unstaged ? Policy(Exec(), int(c.count), Kokkos::AUTO)
-                  : form == TeamForm::staged ? Policy(Exec(), int(c.count), Staging::team_size)
-                                             : Policy(Exec(), int(c.count), other);
-  if (own + granted > 0) policy.set_scratch_size(0, Kokkos::PerTeam(own + granted));
+  // The staged form's launch through TeamGemmStaging::policy (its team size, the kernel's scratch and the
+  // span's); the others by hand.
+  Policy policy = form == TeamForm::staged ? Staging::policy(Exec(), int(c.count), own)
+                  : !Staging::staged || form == TeamForm::unstaged
+                      ? Policy(Exec(), int(c.count), Kokkos::AUTO)
+                      : Policy(Exec(), int(c.count), other);
+  if (form != TeamForm::staged && own + granted > 0)
+    policy.set_scratch_size(0, Kokkos::PerTeam(own + granted));
   if (Staging::staged && staged) {
     // The launch made here runs the staged form where the form says so, and not on other teams, on vector
     // lanes, or without the span it needs.
@@ -483,10 +487,16 @@ void team_gemm_staged_cases(std::uint64_t seed) {
 // table's tile entry (team_gemm's own host entry runs whole products on the calling thread and never reaches
 // this loop), granted from level-1 scratch (it wants more than OpenMP's 32 KB of level 0); on a GPU the
 // staged entry, which the tests above also run through team_gemm. Several tiles, tails, every transpose.
+template <class T, class E = Exec, bool kHost = std::is_same_v<typename E::memory_space, Kokkos::HostSpace>>
+struct TileLoopCfgOf {
+  using type = typename ridgeline::TeamGemmStaging<T, E>::tiles;
+};
+template <class T, class E>
+struct TileLoopCfgOf<T, E, true> {
+  using type = typename detail::Backend<E, T>::template gemm<T>;
+};
 template <class T>
-using TileLoopCfg = std::conditional_t<std::is_same_v<typename Exec::memory_space, Kokkos::HostSpace>,
-                                       typename detail::Backend<Exec, T>::template gemm<T>,
-                                       typename ridgeline::TeamGemmStaging<T, Exec>::tiles>;
+using TileLoopCfg = typename TileLoopCfgOf<T>::type;
 template <class T>
 void team_tile_loop_case(const BatchCase& c) {
   using Cfg = TileLoopCfg<T>;
@@ -507,22 +517,25 @@ void team_tile_loop_case(const BatchCase& c) {
     Kokkos::TeamPolicy<Exec> policy(Exec(), int(c.count), Cfg::team_size);
     policy.set_scratch_size(level, Kokkos::PerTeam(bytes));
     using Member = typename Kokkos::TeamPolicy<Exec>::member_type;
-    // op(X) of matrix g of a batch-last LayoutLeft View, transposed where t.
-    const auto op = [](const auto& X, bool t, std::int64_t g) {
-      using V = std::remove_reference_t<decltype(X(0, 0, 0))>;
+    // op(X) of matrix 0 of a batch-last LayoutLeft View, transposed where t; matrix g is X.stride(2) on.
+    const auto op = [](const auto& X, bool t) {
+      using V = typename std::remove_reference_t<decltype(X)>::value_type;
       const std::int64_t r = X.extent(0), cl = X.extent(1), rs = X.stride(0), cs = X.stride(1);
-      V* p = X.data() + g * std::int64_t(X.stride(2));
-      return t ? detail::Strided2D<V>{p, cl, r, cs, rs} : detail::Strided2D<V>{p, r, cl, rs, cs};
+      return t ? detail::Strided2D<const V>{X.data(), cl, r, cs, rs}
+               : detail::Strided2D<const V>{X.data(), r, cl, rs, cs};
     };
+    const detail::Strided2D<const T> a0 = op(A, ta), b0 = op(B, tb);
+    const detail::Strided2D<T> c0{C.data(), c.m, c.n, std::int64_t(C.stride(0)), std::int64_t(C.stride(1))};
+    const std::int64_t as = A.stride(2), bs = B.stride(2), cs = C.stride(2);
     const T alpha = T(c.alpha), beta = T(c.beta);
     Kokkos::parallel_for(
         "team_gemm tile loop test", policy, KOKKOS_LAMBDA(const Member& team) {
-          const int g = team.league_rank();
+          const std::int64_t g = team.league_rank();
           void* span = team.team_scratch(level).get_shmem(bytes);
-          const auto a = op(A, ta, g), b = op(B, tb, g);
-          const auto cc = op(C, false, g);
-          detail::team_gemm_tiles<Cfg>(team, detail::as_const(a), detail::as_const(b), cc, alpha, beta, span,
-                                       bytes);
+          auto a = a0, b = b0;
+          auto cc = c0;
+          a.data += g * as, b.data += g * bs, cc.data += g * cs;
+          detail::team_gemm_tiles<Cfg>(team, a, b, cc, alpha, beta, span, bytes);
         });
     Kokkos::fence();
     const Tolerance tol = tolerance_of<T, T>();

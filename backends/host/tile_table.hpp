@@ -256,8 +256,8 @@ struct GemvDotTiles {
 // direct entry on each matrix whole (team_gemm's staged form timed it): batches of about 8 MB, NN, two
 // threads, three rounds (perf/results/2026-12-06-host-eda8ecf/), GFLOP/s small path / direct: fp32 8^3
 // 6.6-7.2 / 13.9-14.9, 16^3 7.0-10.3 / 36.6-44.4 (the OpenBLAS loop 12.0-14.9); fp64 8^3 6.4-6.7 /
-// 9.9-11.2, 16^3 5.5-9.3 / 29.5-48.6; at 4^3 fp64 4.0-4.3 / 2.8-3.2, fp32 2.4-4.4 / 3.8-5.0. 16-bit types
-// have no direct entry and keep 16.
+// 9.9-11.2, 16^3 5.5-9.3 / 29.5-48.6; at 4^3 fp64 4.0-4.3 / 2.8-3.2, fp32 2.4-4.4 / 3.8-5.0. Types without a
+// direct entry (16-bit ones, and every type in a build without the vector micro-kernel) keep 16.
 template <int kMaxExtent>
 struct GemmBatchedSmallTiles {
   static constexpr int team_size = 1, min_blocks = 1, cols_per_thread = 4;
@@ -292,7 +292,7 @@ struct Tiles {
   // Batched products (dispatch_batched.hpp): medium matrices run the tile entry, each team a tile of
   // one matrix, the batch spread over the cores.
   template <class T>
-  using gemm_batched_small = GemmBatchedSmallTiles<kPanelType<T> ? 4 : 16>;
+  using gemm_batched_small = GemmBatchedSmallTiles<std::is_void_v<SmallDirectEntryOf<T>> ? 16 : 4>;
   // Batches of at least as many matrices as threads, past the small path, run each matrix whole on one
   // thread of a parallel loop over the batch, on the small panel entry (dispatch_batched.hpp), as a loop of
   // single-threaded BLAS calls does: the tile league ran 0.13-0.76 of such an OpenBLAS loop for n = 32 ..

@@ -21,13 +21,15 @@
 //   masked epilogue. TeamGemmStaging<T, ExecSpace> gives what to launch with:
 //
 //     using S = ridgeline::TeamGemmStaging<double, ExecSpace>;
-//     Kokkos::TeamPolicy<ExecSpace, S::launch_bounds> policy(exec, teams, S::team_size);
-//     policy.set_scratch_size(0, Kokkos::PerTeam(my_bytes + S::scratch_bytes));
-//     ... inside: void* s = team.team_scratch(0).get_shmem(S::scratch_bytes);   // once per kernel
-//                 ridgeline::team_gemm(team, 'N', 'N', 1.0, A, B, 0.0, C, s, S::scratch_bytes);
+//     auto policy = S::policy(exec, teams, my_bytes);   // TeamPolicy<ExecSpace, S::launch_bounds>
+//     ... inside, after the kernel's own scratch views:
+//         void* s = team.team_scratch(0).get_shmem(S::scratch_bytes);   // once per kernel
+//         ridgeline::team_gemm(team, 'N', 'N', 1.0, A, B, 0.0, C, s, S::scratch_bytes);
 //
-//   launch_bounds gives the kernel the entry's register budget (its teams per SM). Where the team's size
-//   or vector length differs from the entry's, or the span is smaller than scratch_bytes, the call runs
+//   policy() launches S::team_size threads a team (Kokkos::AUTO where the backend has no staged form) and
+//   grants my_bytes + S::scratch_bytes of level-0 scratch; a caller with policy traits of its own does the
+//   same. launch_bounds gives the kernel the entry's register budget (its teams per SM). Where the team's
+//   size or vector length differs from the entry's, or the span is smaller than scratch_bytes, the call runs
 //   the unstaged form instead: correct, slower. On the host the entry is a kernel that runs a whole
 //   product on the calling thread in buffers of its own (gemm_batched's per-thread loop): team_size 1
 //   and scratch_bytes 0, so a team of one thread runs it from either call.
@@ -218,6 +220,14 @@ struct TeamGemmStaging {
   static constexpr int min_teams = min_teams_of<tiles>();
   static constexpr std::size_t scratch_bytes = scratch_of<tiles>();
   using launch_bounds = Kokkos::LaunchBounds<unsigned(team_size), unsigned(min_teams)>;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace, launch_bounds>;
+  // `league` teams as the staged form wants them (Kokkos::AUTO where there is none), with level-0 scratch
+  // for the caller's own_bytes and the span after them.
+  static policy_type policy(const ExecSpace& exec, int league, std::size_t own_bytes = 0) {
+    policy_type p = staged ? policy_type(exec, league, team_size) : policy_type(exec, league, Kokkos::AUTO);
+    if (own_bytes + scratch_bytes > 0) p.set_scratch_size(0, Kokkos::PerTeam(own_bytes + scratch_bytes));
+    return p;
+  }
 };
 
 namespace detail {
