@@ -339,6 +339,21 @@ TEST(GemmBatched, RejectsBadShapesBeforeLaunch) {
 // form: the unstaged call; the staged call on the teams TeamGemmStaging names (its team size, launch
 // bounds and scratch, carved after the kernel's own); or the staged call on teams of another size, which
 // must run the unstaged form and still be right.
+// Every C_g of `got` against the reference from the host copies of A_g, B_g and C_g (before the call); one
+// failing matrix's report is enough.
+template <class T>
+void expect_each_matches(const std::vector<HostMatrix>& got, const std::vector<HostMatrix>& hA,
+                         const std::vector<HostMatrix>& hB, const std::vector<HostMatrix>& hC0,
+                         const BatchCase& c, const std::string& what) {
+  const Tolerance tol = tolerance_of<T, T>();
+  for (std::int64_t g = 0; g < c.count; ++g) {
+    const auto want = reference_gemm(transpose_if(hA[g], c.ta == 'T'), transpose_if(hB[g], c.tb == 'T'),
+                                     hC0[g], c.alpha, c.beta, tol.acc, tol.out);
+    const auto r = matches(got[g], want);
+    EXPECT_TRUE(r) << what << describe(c) << ", matrix " << g;
+    if (!r) break;
+  }
+}
 enum class TeamForm { unstaged, staged, staged_other_team };
 const char* name(TeamForm f) {
   return f == TeamForm::unstaged ? "unstaged" : f == TeamForm::staged ? "staged" : "staged, other team size";
@@ -427,16 +442,8 @@ void run_team_gemm(const BatchCase& c, bool scratch, TeamForm form = TeamForm::u
                              [&](int e) { Cg(e % m, e / m) = Cs(e % m, e / m); });
       });
   Kokkos::fence();
-  const Tolerance tol = tolerance_of<T, T>();
-  const auto got = to_host_batch(C, BL::left);
-  for (std::int64_t g = 0; g < c.count; ++g) {
-    const auto want = reference_gemm(transpose_if(hA[g], ta), transpose_if(hB[g], tb), hC0[g], c.alpha,
-                                     c.beta, tol.acc, tol.out);
-    const auto r = matches(got[g], want);
-    EXPECT_TRUE(r) << "team_gemm " << name(form) << (scratch ? " (scratch) " : " (global) ") << describe(c)
-                   << ", matrix " << g;
-    if (!r) break;
-  }
+  expect_each_matches<T>(to_host_batch(C, BL::left), hA, hB, hC0, c,
+                         std::string("team_gemm ") + name(form) + (scratch ? " (scratch) " : " (global) "));
 }
 
 TEST(TeamGemm, InsideUserKernelEveryTranspose) {
@@ -538,15 +545,7 @@ void team_tile_loop_case(const BatchCase& c) {
           detail::team_gemm_tiles<Cfg>(team, a, b, cc, alpha, beta, span, bytes);
         });
     Kokkos::fence();
-    const Tolerance tol = tolerance_of<T, T>();
-    const auto got = to_host_batch(C, BL::right);
-    for (std::int64_t g = 0; g < c.count; ++g) {
-      const auto want = reference_gemm(transpose_if(hA[g], ta), transpose_if(hB[g], tb), hC0[g], c.alpha,
-                                       c.beta, tol.acc, tol.out);
-      const auto r = matches(got[g], want);
-      EXPECT_TRUE(r) << "team_gemm_tiles " << describe(c) << ", matrix " << g;
-      if (!r) break;
-    }
+    expect_each_matches<T>(to_host_batch(C, BL::right), hA, hB, hC0, c, "team_gemm_tiles ");
   }
 }
 TEST(TeamGemm, TileLoopThroughAGrantedSpan) {

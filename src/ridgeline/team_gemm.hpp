@@ -127,6 +127,18 @@ constexpr std::size_t team_gemm_tiles_scratch() {
   return m;
 }
 
+// A staged entry's team size, teams per compute unit and scratch; zeros where there is none (void).
+template <class Cfg, class Exec, class T, class TC>
+struct TeamGemmTilesFacts {
+  static constexpr int team_size = Cfg::team_size, min_teams = Cfg::min_blocks;
+  static constexpr std::size_t scratch_bytes = team_gemm_tiles_scratch<Exec, Cfg, T, TC>();
+};
+template <class Exec, class T, class TC>
+struct TeamGemmTilesFacts<void, Exec, T, TC> {
+  static constexpr int team_size = 0, min_teams = 0;
+  static constexpr std::size_t scratch_bytes = 0;
+};
+
 // A span of team scratch that team_gemm's caller granted, handed out as Kokkos's scratch space hands out
 // its own (get_shmem_aligned), from the span's start for each tile.
 struct TeamScratchSpan {
@@ -189,36 +201,10 @@ struct TeamGemmStaging {
   using tiles = typename detail::TeamGemmTilesOf<detail::Backend<ExecSpace, T>, T>::type;
   static constexpr bool staged = !std::is_void_v<tiles>;
 
- private:
-  template <class Cfg>
-  static constexpr int team_size_of() {
-    if constexpr (std::is_void_v<Cfg>) {
-      return 0;
-    } else {
-      return Cfg::team_size;
-    }
-  }
-  template <class Cfg>
-  static constexpr int min_teams_of() {
-    if constexpr (std::is_void_v<Cfg>) {
-      return 0;
-    } else {
-      return Cfg::min_blocks;
-    }
-  }
-  template <class Cfg>
-  static constexpr std::size_t scratch_of() {
-    if constexpr (std::is_void_v<Cfg>) {
-      return 0;
-    } else {
-      return detail::team_gemm_tiles_scratch<ExecSpace, Cfg, T, TC>();
-    }
-  }
-
- public:
-  static constexpr int team_size = team_size_of<tiles>();
-  static constexpr int min_teams = min_teams_of<tiles>();
-  static constexpr std::size_t scratch_bytes = scratch_of<tiles>();
+  static constexpr int team_size = detail::TeamGemmTilesFacts<tiles, ExecSpace, T, TC>::team_size;
+  static constexpr int min_teams = detail::TeamGemmTilesFacts<tiles, ExecSpace, T, TC>::min_teams;
+  static constexpr std::size_t scratch_bytes =
+      detail::TeamGemmTilesFacts<tiles, ExecSpace, T, TC>::scratch_bytes;
   using launch_bounds = Kokkos::LaunchBounds<unsigned(team_size), unsigned(min_teams)>;
   using policy_type = Kokkos::TeamPolicy<ExecSpace, launch_bounds>;
   // `league` teams as the staged form wants them (Kokkos::AUTO where there is none), with level-0 scratch
