@@ -52,7 +52,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <utility>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/dispatch_batched.hpp"
