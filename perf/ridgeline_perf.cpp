@@ -251,13 +251,11 @@ template <class In, class Out, class Scalar>
 void team_gemm_over_batch(const ExecSpace& exec, char ta, char tb, Scalar alpha, const Batch<In>& A,
                           const Batch<In>& B, Scalar beta, const Batch<Out>& C, int team_size) {
   using Staging = ridgeline::TeamGemmStaging<In, ExecSpace, Out>;
-  using Policy = Kokkos::TeamPolicy<ExecSpace, typename Staging::launch_bounds>;
+  using Policy = typename Staging::policy_type;
   const int teams = int(C.extent(2));
-  Policy policy = Staging::staged ? Policy(exec, teams, Staging::team_size)
-                  : team_size > 0 ? Policy(exec, teams, team_size)
-                                  : Policy(exec, teams, Kokkos::AUTO);
+  const Policy policy =
+      Staging::staged || team_size <= 0 ? Staging::policy(exec, teams) : Policy(exec, teams, team_size);
   constexpr std::size_t granted = Staging::scratch_bytes;
-  if (granted > 0) policy.set_scratch_size(0, Kokkos::PerTeam(granted));
   Kokkos::parallel_for(
       "ridgeline_perf::team_gemm", policy, KOKKOS_LAMBDA(const typename Policy::member_type& team) {
         const int g = team.league_rank();

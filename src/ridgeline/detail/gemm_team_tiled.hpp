@@ -537,7 +537,7 @@ struct GemmTeamTiled
   }
 
   // The same, its buffers taken from `scratch` (get_shmem_aligned(bytes, alignment), scratch_bytes() in
-  // all): the team's own scratch, or a span that team_gemm's caller granted (team_scratch_span.hpp).
+  // all): the team's own scratch, or a span that team_gemm's caller granted (TeamScratchSpan, team_gemm.hpp).
   template <class Scratch>
   KOKKOS_FORCEINLINE_FUNCTION void run_in(const member_type& team, int rank, const Scratch& scratch) const {
     const auto tile =
