@@ -382,6 +382,9 @@ void run_team_gemm(const BatchCase& c, bool scratch, TeamForm form = TeamForm::u
                                   : 0;
   const bool staged = form != TeamForm::unstaged;
   const std::size_t granted = staged ? Staging::scratch_bytes : 0;
+  // Beyond this Kokkos refuses the launch (its message names no shape): the case itself is wrong.
+  ASSERT_LE(own + granted, std::size_t(Policy::scratch_size_max(0)))
+      << "scratch operands too large for " << describe(c);
   // The staged form's own team size; another one for the fallback (and AUTO where there is no staged form).
   const int other = Staging::team_size == 1 ? 2 : Staging::team_size == 64 ? 32 : 64;
   // The staged form's launch through TeamGemmStaging::policy (its team size, the kernel's scratch and the
@@ -467,9 +470,14 @@ TEST(TeamGemm, InsideUserKernelEveryTranspose) {
 template <class T>
 void team_gemm_staged_cases(std::uint64_t seed) {
   using Staging = ridgeline::TeamGemmStaging<T, Exec>;
-  const int bm = Staging::staged ? 64 : 16;  // both CUDA entries' tiles are 64 x 64; the host's take any
-  const std::int64_t shapes[][3] = {
-      {2 * bm + 5, bm + 3, 37}, {bm, bm, 16}, {7, 13, 5}, {3, 2 * bm + 1, 2 * bm + 9}};
+  // CUDA's widest tiles are 64 x 64 (fp64 lists 32 x 32 ones too, which the narrow and the small shapes
+  // pick, and 3 * bm - 2 x 2 * bm + 2 does not); the host's entry takes any.
+  const int bm = Staging::staged ? 64 : 16;
+  const std::int64_t shapes[][3] = {{2 * bm + 5, bm + 3, 37},
+                                    {3 * bm - 2, 2 * bm + 2, 37},
+                                    {bm, bm, 16},
+                                    {7, 13, 5},
+                                    {3, 2 * bm + 1, 2 * bm + 9}};
   for (const char* tt : {"NN", "NT", "TN", "TT"}) {
     for (const auto& s : shapes) {
       const BatchCase c{5,        s[0],       s[1],       s[2],       tt[0], tt[1],
@@ -480,9 +488,14 @@ void team_gemm_staged_cases(std::uint64_t seed) {
       run_team_gemm<T, Kokkos::LayoutLeft>(c, false, TeamForm::staged);
       run_team_gemm<T, Kokkos::LayoutStride>(c, false, TeamForm::staged);
     }
-    // Operands in the kernel's scratch, beside the granted span (small enough for both).
+    // Operands in the kernel's scratch, beside the granted span: the largest of these shapes whose three
+    // copies fit what Kokkos leaves the kernel (TeamGemmStaging::own_bytes_max; about 6 KB beside CUDA's
+    // fp64 span under Kokkos 3.4).
+    const bool big =
+        std::size_t(33 * 21 + 21 * 29 + 33 * 29) * sizeof(T) + 3 * 128 <= Staging::own_bytes_max();
+    const std::int64_t sm = big ? 33 : 17, sn = big ? 29 : 13, sk = big ? 21 : 11;
     run_team_gemm<T>(
-        {5, 33, 29, 21, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 0.0, seed++}, true,
+        {5, sm, sn, sk, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 0.0, seed++}, true,
         TeamForm::staged);
     run_team_gemm<T>(
         {5, 70, 65, 19, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 1.0, seed++}, false,
@@ -562,6 +575,33 @@ TEST(TeamGemm, TileLoopThroughAGrantedSpan) {
     }
   }
 }
+// A tile list's choice (pure, no launch): the least padded area of C per unit of rate, the first on ties.
+struct PickWide {
+  static constexpr int bm = 64, bn = 64, team_size = 128;
+};
+struct PickNarrow {
+  static constexpr int bm = 32, bn = 32, team_size = 128;
+};
+TEST(TeamGemm, TileListPicksLeastPaddingPerRate) {
+  using W = detail::TeamGemmTile<PickWide, 100>;
+  using N = detail::TeamGemmTile<PickNarrow, 70>;
+  const auto pick = [](std::int64_t m, std::int64_t n) { return detail::team_gemm_tiles_pick<W, N>(m, n); };
+  EXPECT_EQ(pick(32, 32), 1);   // 4096 against 1024 / 0.7
+  EXPECT_EQ(pick(32, 512), 1);  // half of each wide tile empty
+  EXPECT_EQ(pick(96, 96), 1);   // 16384 against 9216 / 0.7 = 13166
+  EXPECT_EQ(pick(48, 48), 0);   // both pad to 64 x 64
+  EXPECT_EQ(pick(128, 128), 0);
+  EXPECT_EQ(pick(200, 150), 0);  // 49152 against 35840 / 0.7 = 51200
+  EXPECT_EQ(pick(1, 1), 1);
+  using Same = detail::TeamGemmTile<PickNarrow, 100>;
+  EXPECT_EQ((detail::team_gemm_tiles_pick<W, Same>(200, 150)), 1);  // at equal rates, the padding alone
+  EXPECT_EQ((detail::team_gemm_tiles_pick<W, Same>(128, 64)), 0);   // a tie: the first listed
+  EXPECT_EQ((detail::team_gemm_tiles_pick<N>(4096, 4096)), 0);
+  using L = detail::TeamGemmTileList<3, W, N>;
+  EXPECT_EQ(L::team_size, 128);
+  EXPECT_EQ(L::min_blocks, 3);
+}
+
 TEST(TeamGemm, StagedFormDouble) {
   team_gemm_staged_cases<double>(900);
 }

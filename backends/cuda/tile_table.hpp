@@ -727,6 +727,27 @@ struct GemmTilesFp32BatchedRows {
 };
 struct GemmTilesFp64DmmaBatchedRows : DmmaAsyncEntry<GemmTilesFp64DmmaBatchedRows, 32, 64, 16, 32, 2, 4> {};
 
+// team_gemm's staged form (team_gemm.hpp): a user's team of 128 threads computes its matrix tile by tile
+// through the scratch it grants, on operands of any strides and alignment (register staging: the user's
+// subviews need not stage in packets), with no more span than Kokkos 3.4 grants a team beside the user's
+// own (40 KB). fp64: 64 x 64 DMMA tiles, four warps of 32 x 32; fp32: the 64 x 64 small tiles (8 x 4 per
+// thread). BENCH9-PENDING
+template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kMinBlocks>
+struct DmmaRegisterEntry {
+  static constexpr int bm = kBm, bn = kBn, bk = 16;
+  static constexpr int warp_m = kWarpM, warp_n = kWarpN;
+  static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
+  static constexpr int pad_a = 4, pad_b = 4;
+  static constexpr int team_size = (bm / warp_m) * (bn / warp_n) * 32, vector_length = 1;
+  static constexpr int stages = 2, min_blocks = kMinBlocks;
+  static constexpr int scratch_level = 0, group_m = 8;
+  template <class T, class Acc>
+  using micro_kernel = DmmaSm90MicroKernel<Self, T, Acc>;
+  static constexpr const char* micro_kernel_name = "dmma-m16n8k16";
+  static constexpr bool matrix_unit = true;
+};
+struct GemmTilesFp64DmmaTeam : DmmaRegisterEntry<GemmTilesFp64DmmaTeam, 64, 64, 32, 32, 3> {};
+
 // Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the SIMT pipes: the portable
 // micro-kernel with complex accumulators, each multiply-add four real FMAs (fma_into), reading scratch
 // in 16-byte accesses (ComplexSharedScratchAccess), staging through registers, where 'C' operands are
@@ -890,13 +911,17 @@ struct Tiles {
                   detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
                   detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
               detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
-  // team_gemm's staged form (team_gemm.hpp): no entry yet, so CUDA teams run the unstaged form. The first
-  // candidates (fp64 64 x 64 register-staged DMMA tiles, the fp32 64 x 64 small tiles, 128 threads; -bench9
-  // in perf/results/2026-12-06-host-eda8ecf/) compile but have not run on a GPU: an entry goes here once its
-  // TeamGemm tests have run there, under memcheck and racecheck too, and its speed against gemm_batched is
-  // measured.
+  // team_gemm's staged form (above): fp64 the 64 x 64 register-staged DMMA tiles, or the 32 x 32 DMMA tiles
+  // where they pad C less per unit of their rate (at most 32 x 32, 32 rows, 96^3); fp32 the small tiles.
+  // void: the unstaged form. BENCH9-PENDING
+  static constexpr int kTeamGemmRate32Percent = 70;
   template <class T>
-  using team_gemm_tiles = void;
+  using team_gemm_tiles = std::conditional_t<
+      std::is_same_v<T, double>,
+      detail::TeamGemmTileList<GemmTilesFp64DmmaTeam::min_blocks,
+                               detail::TeamGemmTile<GemmTilesFp64DmmaTeam, 100>,
+                               detail::TeamGemmTile<GemmTilesFp64DmmaBatched32, kTeamGemmRate32Percent>>,
+      std::conditional_t<std::is_same_v<T, float>, GemmTilesFp32Small, void>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

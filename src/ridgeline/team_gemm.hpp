@@ -28,11 +28,13 @@
 //
 //   policy() launches S::team_size threads a team (Kokkos::AUTO where the backend has no staged form) and
 //   grants my_bytes + S::scratch_bytes of level-0 scratch; a caller with policy traits of its own does the
-//   same. launch_bounds gives the kernel the entry's register budget (its teams per SM). Where the team's
-//   size or vector length differs from the entry's, or the span is smaller than scratch_bytes, the call runs
-//   the unstaged form instead: correct, slower. On the host the entry is a kernel that runs a whole
-//   product on the calling thread in buffers of its own (gemm_batched's per-thread loop): team_size 1
-//   and scratch_bytes 0, so a team of one thread runs it from either call.
+//   same. my_bytes may be at most S::own_bytes_max() (Kokkos's level-0 limit less the span: 40 KB on CUDA
+//   under Kokkos 3.4, so about 6 KB beside the fp64 span there). launch_bounds gives the kernel the entry's
+//   register budget (its teams per SM). Where the team's size or vector length differs from the entry's, or
+//   the span is smaller than scratch_bytes, the call runs the unstaged form instead: correct, slower. On the
+//   host the entry is a kernel that runs a whole product on the calling thread in buffers of its own
+//   (gemm_batched's per-thread loop): team_size 1 and scratch_bytes 0, so a team of one thread runs it from
+//   either call.
 // - Unstaged (no scratch argument): any team size; a thread takes runs of the table's cols_per_thread
 //   outputs of one row (detail/team_product.hpp, gemm_batched's small path), the team's threads and
 //   vector lanes (TeamVectorRange) walking C's rows fastest, operands read where they are.
@@ -114,16 +116,33 @@ constexpr std::size_t team_kernel_scratch() {
   }
 }
 // Scratch of Cfg's kernels: the largest over the four orientations (the asynchronous kernels stage each
-// operand along its contiguous index).
+// operand along its contiguous index), and over a list's entries.
+template <class Exec, class Cfg, class T, class TC>
+struct TeamGemmTilesScratch {
+  static constexpr std::size_t of_entry() {
+    const std::size_t s[] = {team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, true>>(),
+                             team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, false>>(),
+                             team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, true>>(),
+                             team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, false>>()};
+    std::size_t m = 0;
+    for (std::size_t x : s) m = x > m ? x : m;
+    return m;
+  }
+  static constexpr std::size_t value = of_entry();
+};
+template <class Exec, int kMinTeams, class... Tiles, class T, class TC>
+struct TeamGemmTilesScratch<Exec, TeamGemmTileList<kMinTeams, Tiles...>, T, TC> {
+  static constexpr std::size_t of_list() {
+    const std::size_t s[] = {TeamGemmTilesScratch<Exec, typename Tiles::Cfg, T, TC>::value...};
+    std::size_t m = 0;
+    for (std::size_t x : s) m = x > m ? x : m;
+    return m;
+  }
+  static constexpr std::size_t value = of_list();
+};
 template <class Exec, class Cfg, class T, class TC>
 constexpr std::size_t team_gemm_tiles_scratch() {
-  const std::size_t s[] = {team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, true>>(),
-                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, false>>(),
-                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, true>>(),
-                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, false>>()};
-  std::size_t m = 0;
-  for (std::size_t x : s) m = x > m ? x : m;
-  return m;
+  return TeamGemmTilesScratch<Exec, Cfg, T, TC>::value;
 }
 
 // A staged entry's team size, teams per compute unit and scratch; zeros where there is none (void).
@@ -160,32 +179,51 @@ struct TeamScratchSpan {
 template <class Cfg, class Member, class T, class TC, class Acc>
 KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<const T>& a,
                                             const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha,
+                                            Acc beta, void* scratch, std::size_t bytes);
+// A list's entry for C's extents (team_gemm_tiles_pick), on its tiles.
+template <int kMinTeams, class... Tiles, class Member, class T, class TC, class Acc>
+KOKKOS_INLINE_FUNCTION void team_gemm_tiles_listed(TeamGemmTileList<kMinTeams, Tiles...>, const Member& team,
+                                                   const Strided2D<const T>& a, const Strided2D<const T>& b,
+                                                   const Strided2D<TC>& c, Acc alpha, Acc beta, void* scratch,
+                                                   std::size_t bytes) {
+  const int pick = team_gemm_tiles_pick<Tiles...>(c.rows, c.cols);
+  int i = 0;
+  ((i++ == pick ? team_gemm_tiles<typename Tiles::Cfg>(team, a, b, c, alpha, beta, scratch, bytes) : void()),
+   ...);
+}
+template <class Cfg, class Member, class T, class TC, class Acc>
+KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<const T>& a,
+                                            const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha,
                                             Acc beta, void* scratch, std::size_t bytes) {
-  using Exec = typename Member::execution_space;
-  const auto run = [&](auto am, auto bn) {
-    using K = TeamGemmKernel<Exec, Cfg, T, TC, decltype(am)::value, decltype(bn)::value>;
-    const K k = tile_kernel_of<K>(a, b, c, alpha, beta);
-    const int tiles = k.tiles_m * k.tiles_n;
-    if constexpr (RunsOnCallingThread<K>::value) {
-      k.run_on_calling_thread(tiles);  // a team of one thread (the host)
-    } else {
-      for (int t = 0; t < tiles; ++t) {
-        if (t > 0) team.team_barrier();  // no thread still reads the previous tile's scratch
-        k.run_in(team, t, TeamScratchSpan{static_cast<char*>(scratch), bytes});
-      }
-    }
-  };
-  using Y = std::true_type;
-  using N = std::false_type;
-  const bool am = rows_contiguous(a), bn = !rows_contiguous(b);
-  if (am && bn) {
-    run(Y{}, Y{});
-  } else if (am) {
-    run(Y{}, N{});
-  } else if (bn) {
-    run(N{}, Y{});
+  if constexpr (IsTeamGemmTileList<Cfg>::value) {
+    team_gemm_tiles_listed(Cfg{}, team, a, b, c, alpha, beta, scratch, bytes);
   } else {
-    run(N{}, N{});
+    using Exec = typename Member::execution_space;
+    const auto run = [&](auto am, auto bn) {
+      using K = TeamGemmKernel<Exec, Cfg, T, TC, decltype(am)::value, decltype(bn)::value>;
+      const K k = tile_kernel_of<K>(a, b, c, alpha, beta);
+      const int tiles = k.tiles_m * k.tiles_n;
+      if constexpr (RunsOnCallingThread<K>::value) {
+        k.run_on_calling_thread(tiles);  // a team of one thread (the host)
+      } else {
+        for (int t = 0; t < tiles; ++t) {
+          if (t > 0) team.team_barrier();  // no thread still reads the previous tile's scratch
+          k.run_in(team, t, TeamScratchSpan{static_cast<char*>(scratch), bytes});
+        }
+      }
+    };
+    using Y = std::true_type;
+    using N = std::false_type;
+    const bool am = rows_contiguous(a), bn = !rows_contiguous(b);
+    if (am && bn) {
+      run(Y{}, Y{});
+    } else if (am) {
+      run(Y{}, N{});
+    } else if (bn) {
+      run(N{}, Y{});
+    } else {
+      run(N{}, N{});
+    }
   }
 }
 }  // namespace detail
@@ -212,6 +250,13 @@ struct TeamGemmStaging {
     policy_type p = staged ? policy_type(exec, league, team_size) : policy_type(exec, league, Kokkos::AUTO);
     if (own_bytes + scratch_bytes > 0) p.set_scratch_size(0, Kokkos::PerTeam(own_bytes + scratch_bytes));
     return p;
+  }
+  // The most level-0 scratch the caller's own views may take beside the span: what Kokkos lets a team of
+  // this policy ask for (scratch_size_max(0): 40 KB on CUDA under Kokkos 3.4, about 200 KB on Hopper under
+  // Kokkos 4 and later, 32 KB on OpenMP) less scratch_bytes. A launch asking for more fails in Kokkos.
+  static std::size_t own_bytes_max() {
+    const std::size_t cap = std::size_t(policy_type::scratch_size_max(0));
+    return cap > scratch_bytes ? cap - scratch_bytes : 0;
   }
 };
 
