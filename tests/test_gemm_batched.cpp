@@ -470,8 +470,8 @@ TEST(TeamGemm, InsideUserKernelEveryTranspose) {
 template <class T>
 void team_gemm_staged_cases(std::uint64_t seed) {
   using Staging = ridgeline::TeamGemmStaging<T, Exec>;
-  // CUDA's widest tiles are 64 x 64 (fp64 lists 32 x 32 ones too, which the narrow and the small shapes
-  // pick, and 3 * bm - 2 x 2 * bm + 2 does not); the host's entry takes any.
+  // CUDA's widest tiles are 64 x 64 (fp64 lists 32 x 32 ones too, which the small and the 3-row shapes pick,
+  // the two larger ones not); the host's entry takes any.
   const int bm = Staging::staged ? 64 : 16;
   const std::int64_t shapes[][3] = {{2 * bm + 5, bm + 3, 37},
                                     {3 * bm - 2, 2 * bm + 2, 37},
@@ -491,12 +491,11 @@ void team_gemm_staged_cases(std::uint64_t seed) {
     // Operands in the kernel's scratch, beside the granted span: the largest of these shapes whose three
     // copies fit what Kokkos leaves the kernel (TeamGemmStaging::own_bytes_max; about 6 KB beside CUDA's
     // fp64 span under Kokkos 3.4).
-    const bool big =
-        std::size_t(33 * 21 + 21 * 29 + 33 * 29) * sizeof(T) + 3 * 128 <= Staging::own_bytes_max();
-    const std::int64_t sm = big ? 33 : 17, sn = big ? 29 : 13, sk = big ? 21 : 11;
-    run_team_gemm<T>(
-        {5, sm, sn, sk, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 0.0, seed++}, true,
-        TeamForm::staged);
+    BatchCase in_scratch{5,          17,         13,         11,  tt[0], tt[1], BL::left,
+                         Lay::right, Lay::right, Lay::right, 0.5, 0.0,   seed++};
+    if (std::size_t(33 * 21 + 21 * 29 + 33 * 29) * sizeof(T) + 3 * 128 <= Staging::own_bytes_max())
+      in_scratch.m = 33, in_scratch.n = 29, in_scratch.k = 21;
+    run_team_gemm<T>(in_scratch, true, TeamForm::staged);
     run_team_gemm<T>(
         {5, 70, 65, 19, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 1.0, seed++}, false,
         TeamForm::staged_other_team);

@@ -198,6 +198,9 @@ KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<
   if constexpr (IsTeamGemmTileList<Cfg>::value) {
     team_gemm_tiles_listed(Cfg{}, team, a, b, c, alpha, beta, scratch, bytes);
   } else {
+    static_assert(!AsyncEntry<Cfg>::value,
+                  "team_gemm's staged entries stage through registers: the asynchronous kernels copy 16-byte "
+                  "packets, which a user's subviews (any strides, any alignment) need not hold");
     using Exec = typename Member::execution_space;
     const auto run = [&](auto am, auto bn) {
       using K = TeamGemmKernel<Exec, Cfg, T, TC, decltype(am)::value, decltype(bn)::value>;
