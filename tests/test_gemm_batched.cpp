@@ -470,9 +470,7 @@ TEST(TeamGemm, InsideUserKernelEveryTranspose) {
 template <class T>
 void team_gemm_staged_cases(std::uint64_t seed) {
   using Staging = ridgeline::TeamGemmStaging<T, Exec>;
-  // CUDA's widest tiles are 64 x 64 (fp64 lists 32 x 32 ones too, which the small and the 3-row shapes pick,
-  // the two larger ones not); the host's entry takes any.
-  const int bm = Staging::staged ? 64 : 16;
+  const int bm = Staging::staged ? 64 : 16;  // both CUDA entries' tiles are 64 x 64; the host's take any
   const std::int64_t shapes[][3] = {{2 * bm + 5, bm + 3, 37},
                                     {3 * bm - 2, 2 * bm + 2, 37},
                                     {bm, bm, 16},
@@ -574,33 +572,6 @@ TEST(TeamGemm, TileLoopThroughAGrantedSpan) {
     }
   }
 }
-// A tile list's choice (pure, no launch): the least padded area of C per unit of rate, the first on ties.
-struct PickWide {
-  static constexpr int bm = 64, bn = 64, team_size = 128;
-};
-struct PickNarrow {
-  static constexpr int bm = 32, bn = 32, team_size = 128;
-};
-TEST(TeamGemm, TileListPicksLeastPaddingPerRate) {
-  using W = detail::TeamGemmTile<PickWide, 100>;
-  using N = detail::TeamGemmTile<PickNarrow, 70>;
-  const auto pick = [](std::int64_t m, std::int64_t n) { return detail::team_gemm_tiles_pick<W, N>(m, n); };
-  EXPECT_EQ(pick(32, 32), 1);   // 4096 against 1024 / 0.7
-  EXPECT_EQ(pick(32, 512), 1);  // half of each wide tile empty
-  EXPECT_EQ(pick(96, 96), 1);   // 16384 against 9216 / 0.7 = 13166
-  EXPECT_EQ(pick(48, 48), 0);   // both pad to 64 x 64
-  EXPECT_EQ(pick(128, 128), 0);
-  EXPECT_EQ(pick(200, 150), 0);  // 49152 against 35840 / 0.7 = 51200
-  EXPECT_EQ(pick(1, 1), 1);
-  using Same = detail::TeamGemmTile<PickNarrow, 100>;
-  EXPECT_EQ((detail::team_gemm_tiles_pick<W, Same>(200, 150)), 1);  // at equal rates, the padding alone
-  EXPECT_EQ((detail::team_gemm_tiles_pick<W, Same>(128, 64)), 0);   // a tie: the first listed
-  EXPECT_EQ((detail::team_gemm_tiles_pick<N>(4096, 4096)), 0);
-  using L = detail::TeamGemmTileList<3, W, N>;
-  EXPECT_EQ(L::team_size, 128);
-  EXPECT_EQ(L::min_blocks, 3);
-}
-
 TEST(TeamGemm, StagedFormDouble) {
   team_gemm_staged_cases<double>(900);
 }

@@ -730,19 +730,20 @@ struct GemmTilesFp64DmmaBatchedRows : DmmaAsyncEntry<GemmTilesFp64DmmaBatchedRow
 // team_gemm's staged form (team_gemm.hpp): a user's team of 128 threads computes its matrix tile by tile
 // through the scratch it grants, on operands of any strides and alignment, so its entries stage through
 // registers (the asynchronous ones copy 16-byte packets, which gemm_batched checks for and a user's subviews
-// need not hold: 9fedbb5 listed the batched 32 x 32 DMMA entry and read past a 70 x 33 matrix, record
+// need not hold: 9fedbb5 listed the batched 32 x 32 DMMA entry and read past a 70 x 33 matrix,
 // perf/results/2026-12-06-h100-9fedbb5/), with no more span than Kokkos 3.4 grants a team beside the user's
-// own scratch (40 KB). fp64: 64 x 64 DMMA tiles, four warps of 32 x 32, three teams per SM (168 registers),
-// and 32 x 32 tiles of four 16 x 16 warps for matrices they pad less (Tiles::team_gemm_tiles). fp32: the 64 x
-// 64 small tiles. One team per matrix against gemm_batched on the same batch, H100, bench9
-// (perf/results/2026-12-06-h100-eda8ecf/, -9fedbb5-): fp64 64 x 64 at 32^3 / 48^3 / 64^3 / 128^3 / 256^3 0.57
-// / 0.83 / 0.87 / 0.54 / 0.39, the 32 x 32 tiles 0.90 / 0.65 / 0.69 / 0.38 / 0.20 (96^3 0.58 against 0.51, 32
-// x 512 x 32 0.78 against 0.74); two teams per SM (208 registers) ran 0.86-1.23x three (1.01-1.06x from 64^3
-// on), four spilled (272 bytes, 0.35-0.67x). fp32 small tiles 0.40 / 1.00 / 0.90 / 0.78 / 0.67, the general
-// 64 x 128 tiles 1.04-1.06x at 128^3 and up; 32 x 32 tiles on 128 threads ran 0.69-0.86 at 24^3 and 32^3
-// alone but 0.60-0.65 listed with the small tiles (four teams per SM for both), and lost at 96^3 and 160^3.
-// From 128^3 on one team per matrix gives the GPU 636-5086 teams that run their tiles one after another,
-// where gemm_batched runs one team per tile.
+// own scratch (40 KB). fp64: 64 x 64 DMMA tiles, four warps of 32 x 32, three teams per SM (168 registers);
+// fp32: the 64 x 64 small tiles. One team per matrix against gemm_batched on the same batch, H100 (bench9 in
+// perf/results/2026-12-06-h100-eda8ecf/ and -9fedbb5-; ridgeline-perf in -eda8ecf- and -5ef5825-): fp64 at
+// 32^3 / 48^3 / 64^3 / 128^3 / 256^3 0.57 / 0.83 / 0.87 / 0.54 / 0.39; two teams per SM (208 registers)
+// 0.86-1.23x, four spilled (272 bytes, 0.35-0.67x); 32 x 32 tiles 0.90 / 0.65 / 0.69 / 0.38 / 0.20. A list of
+// both, picked per matrix by padded area (5ef5825), runs in one kernel at one register budget: at three teams
+// per SM it spilled (200 bytes of stack with team_gemm's unstaged form beside it) and ran 0.79-0.94x this
+// entry alone (its eda8ecf run) from 64^3 on, at two 0.85-1.02x, gaining only 32^3 (0.61 against 0.50). fp32
+// small tiles 0.40 / 1.00 / 0.90 / 0.78 / 0.67, the general 64 x 128 tiles 1.04-1.06x at 128^3 and up (more
+// registers for every size); 32 x 32 tiles on 128 threads 0.69-0.86 at 24^3 and 32^3 alone, 0.60-0.65 listed
+// with the small tiles. From 128^3 on one team per matrix gives the GPU 636-5086 teams that run their tiles
+// one after another, where gemm_batched runs one team per tile.
 template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kMinBlocks>
 struct DmmaRegisterEntry {
   static constexpr int bm = kBm, bn = kBn, bk = 16;
@@ -758,7 +759,6 @@ struct DmmaRegisterEntry {
   static constexpr bool matrix_unit = true;
 };
 struct GemmTilesFp64DmmaTeam : DmmaRegisterEntry<GemmTilesFp64DmmaTeam, 64, 64, 32, 32, 3> {};
-struct GemmTilesFp64DmmaTeam32 : DmmaRegisterEntry<GemmTilesFp64DmmaTeam32, 32, 32, 16, 16, 4> {};
 
 // Complex GEMM (Kokkos::complex<float>, Kokkos::complex<double>) on the SIMT pipes: the portable
 // micro-kernel with complex accumulators, each multiply-add four real FMAs (fma_into), reading scratch
@@ -923,19 +923,11 @@ struct Tiles {
                   detail::GemmEntry<GemmTilesFp32Small, detail::when::packets>,
                   detail::GemmEntry<GemmTilesFp32, detail::when::any>>,
               detail::GemmEntries<detail::GemmEntry<GemmTilesHalfMma, detail::when::any>>>;
-  // team_gemm's staged form (above; void: the unstaged form): fp64 the 64 x 64 register-staged DMMA tiles, or
-  // the 32 x 32 ones where they pad C less per unit of their rate, 60% of the wide tiles' (whole tiles,
-  // bench9: 0.79 at 64^3, 0.69 at 128^3, 0.51 at 256^3). They take 32^3, 96^3, 32 x 512 x 32 and smaller; not
-  // 48^3, where both pad to 64 x 64, nor 160^3 (25600 against 36864 x 0.6), where the narrow tiles at 70%
-  // lost (0.38 against 0.42, -9fedbb5-bench9.txt). fp32 the small tiles.
-  static constexpr int kTeamGemmRate32Percent = 60;
+  // team_gemm's staged form (above): one entry per input type; void: the unstaged form.
   template <class T>
-  using team_gemm_tiles = std::conditional_t<
-      std::is_same_v<T, double>,
-      detail::TeamGemmTileList<GemmTilesFp64DmmaTeam::min_blocks,
-                               detail::TeamGemmTile<GemmTilesFp64DmmaTeam, 100>,
-                               detail::TeamGemmTile<GemmTilesFp64DmmaTeam32, kTeamGemmRate32Percent>>,
-      std::conditional_t<std::is_same_v<T, float>, GemmTilesFp32Small, void>>;
+  using team_gemm_tiles =
+      std::conditional_t<std::is_same_v<T, double>, GemmTilesFp64DmmaTeam,
+                         std::conditional_t<std::is_same_v<T, float>, GemmTilesFp32Small, void>>;
   // SMs of exec's device, for the split-K decision. A template so that this header also compiles
   // where Kokkos has no CUDA backend (the Kokkos 5 gate compiles every header on a host build).
   template <class Exec>

@@ -116,33 +116,16 @@ constexpr std::size_t team_kernel_scratch() {
   }
 }
 // Scratch of Cfg's kernels: the largest over the four orientations (the asynchronous kernels stage each
-// operand along its contiguous index), and over a list's entries.
-template <class Exec, class Cfg, class T, class TC>
-struct TeamGemmTilesScratch {
-  static constexpr std::size_t of_entry() {
-    const std::size_t s[] = {team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, true>>(),
-                             team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, false>>(),
-                             team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, true>>(),
-                             team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, false>>()};
-    std::size_t m = 0;
-    for (std::size_t x : s) m = x > m ? x : m;
-    return m;
-  }
-  static constexpr std::size_t value = of_entry();
-};
-template <class Exec, int kMinTeams, class... Tiles, class T, class TC>
-struct TeamGemmTilesScratch<Exec, TeamGemmTileList<kMinTeams, Tiles...>, T, TC> {
-  static constexpr std::size_t of_list() {
-    const std::size_t s[] = {TeamGemmTilesScratch<Exec, typename Tiles::Cfg, T, TC>::value...};
-    std::size_t m = 0;
-    for (std::size_t x : s) m = x > m ? x : m;
-    return m;
-  }
-  static constexpr std::size_t value = of_list();
-};
+// operand along its contiguous index).
 template <class Exec, class Cfg, class T, class TC>
 constexpr std::size_t team_gemm_tiles_scratch() {
-  return TeamGemmTilesScratch<Exec, Cfg, T, TC>::value;
+  const std::size_t s[] = {team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, true>>(),
+                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, true, false>>(),
+                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, true>>(),
+                           team_kernel_scratch<TeamGemmKernel<Exec, Cfg, T, TC, false, false>>()};
+  std::size_t m = 0;
+  for (std::size_t x : s) m = x > m ? x : m;
+  return m;
 }
 
 // A staged entry's team size, teams per compute unit and scratch; zeros where there is none (void).
@@ -179,54 +162,35 @@ struct TeamScratchSpan {
 template <class Cfg, class Member, class T, class TC, class Acc>
 KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<const T>& a,
                                             const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha,
-                                            Acc beta, void* scratch, std::size_t bytes);
-// A list's entry for C's extents (team_gemm_tiles_pick), on its tiles.
-template <int kMinTeams, class... Tiles, class Member, class T, class TC, class Acc>
-KOKKOS_INLINE_FUNCTION void team_gemm_tiles_listed(TeamGemmTileList<kMinTeams, Tiles...>, const Member& team,
-                                                   const Strided2D<const T>& a, const Strided2D<const T>& b,
-                                                   const Strided2D<TC>& c, Acc alpha, Acc beta, void* scratch,
-                                                   std::size_t bytes) {
-  const int pick = team_gemm_tiles_pick<Tiles...>(c.rows, c.cols);
-  int i = 0;
-  ((i++ == pick ? team_gemm_tiles<typename Tiles::Cfg>(team, a, b, c, alpha, beta, scratch, bytes) : void()),
-   ...);
-}
-template <class Cfg, class Member, class T, class TC, class Acc>
-KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<const T>& a,
-                                            const Strided2D<const T>& b, const Strided2D<TC>& c, Acc alpha,
                                             Acc beta, void* scratch, std::size_t bytes) {
-  if constexpr (IsTeamGemmTileList<Cfg>::value) {
-    team_gemm_tiles_listed(Cfg{}, team, a, b, c, alpha, beta, scratch, bytes);
-  } else {
-    static_assert(!AsyncEntry<Cfg>::value,
-                  "team_gemm's staged entries stage through registers: the asynchronous kernels copy 16-byte "
-                  "packets, which a user's subviews (any strides, any alignment) need not hold");
-    using Exec = typename Member::execution_space;
-    const auto run = [&](auto am, auto bn) {
-      using K = TeamGemmKernel<Exec, Cfg, T, TC, decltype(am)::value, decltype(bn)::value>;
-      const K k = tile_kernel_of<K>(a, b, c, alpha, beta);
-      const int tiles = k.tiles_m * k.tiles_n;
-      if constexpr (RunsOnCallingThread<K>::value) {
-        k.run_on_calling_thread(tiles);  // a team of one thread (the host)
-      } else {
-        for (int t = 0; t < tiles; ++t) {
-          if (t > 0) team.team_barrier();  // no thread still reads the previous tile's scratch
-          k.run_in(team, t, TeamScratchSpan{static_cast<char*>(scratch), bytes});
-        }
-      }
-    };
-    using Y = std::true_type;
-    using N = std::false_type;
-    const bool am = rows_contiguous(a), bn = !rows_contiguous(b);
-    if (am && bn) {
-      run(Y{}, Y{});
-    } else if (am) {
-      run(Y{}, N{});
-    } else if (bn) {
-      run(N{}, Y{});
+  static_assert(!AsyncEntry<Cfg>::value,
+                "team_gemm's staged entries stage through registers: the asynchronous kernels copy 16-byte "
+                "packets, which a user's subviews (any strides, any alignment) need not hold");
+  using Exec = typename Member::execution_space;
+  const auto run = [&](auto am, auto bn) {
+    using K = TeamGemmKernel<Exec, Cfg, T, TC, decltype(am)::value, decltype(bn)::value>;
+    const K k = tile_kernel_of<K>(a, b, c, alpha, beta);
+    const int tiles = k.tiles_m * k.tiles_n;
+    if constexpr (RunsOnCallingThread<K>::value) {
+      k.run_on_calling_thread(tiles);  // a team of one thread (the host)
     } else {
-      run(N{}, N{});
+      for (int t = 0; t < tiles; ++t) {
+        if (t > 0) team.team_barrier();  // no thread still reads the previous tile's scratch
+        k.run_in(team, t, TeamScratchSpan{static_cast<char*>(scratch), bytes});
+      }
     }
+  };
+  using Y = std::true_type;
+  using N = std::false_type;
+  const bool am = rows_contiguous(a), bn = !rows_contiguous(b);
+  if (am && bn) {
+    run(Y{}, Y{});
+  } else if (am) {
+    run(Y{}, N{});
+  } else if (bn) {
+    run(N{}, Y{});
+  } else {
+    run(N{}, N{});
   }
 }
 }  // namespace detail

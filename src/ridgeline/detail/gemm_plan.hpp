@@ -10,7 +10,6 @@
 // (GemmEntry<Cfg, When>, the conditions in namespace when); the first entry whose condition holds
 // runs. The numbers inside a condition (a row limit, a wave fraction) are the table's, with the sweep
 // that chose them cited there.
-#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -536,51 +535,6 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
   const bool peeled = plan.peel.m0 > 0;
   plan.split =
       plan_k_split(p, peeled ? plan.peel.m0 : m, peeled ? plan.peel.n0 : n, k, compute_units, acc_bytes);
-}
-
-// team_gemm's staged entries for one input type (a backend's team_gemm_tiles<T>, team_gemm.hpp): tile
-// entries of one team size, each with its rate on whole tiles relative to the others (TeamGemmTile), launched
-// with kMinTeams teams per compute unit. A call runs the entry with the least padded area of C per unit of
-// rate (team_gemm_tiles_pick; ties: the first listed), so that a narrow matrix takes narrow tiles on the same
-// launch. A user's kernel that calls team_gemm holds every listed entry's code, so all of them run within the
-// register budget of kMinTeams teams per compute unit (TeamGemmStaging::launch_bounds).
-template <class Cfg_, int kRatePercent>
-struct TeamGemmTile {
-  using Cfg = Cfg_;
-  static constexpr int rate_percent = kRatePercent;
-  static_assert(kRatePercent > 0, "TeamGemmTile: a positive rate");
-};
-template <int kMinTeams, class... Tiles>
-struct TeamGemmTileList {
-  static_assert(sizeof...(Tiles) > 0, "TeamGemmTileList: at least one entry");
-  static constexpr int team_sizes[] = {Tiles::Cfg::team_size...};
-  static constexpr int team_size = team_sizes[0], min_blocks = kMinTeams;
-  static_assert(((Tiles::Cfg::team_size == team_size) && ...), "TeamGemmTileList: entries of one team size");
-};
-template <class Cfg>
-struct IsTeamGemmTileList : std::false_type {};
-template <int kMinTeams, class... Tiles>
-struct IsTeamGemmTileList<TeamGemmTileList<kMinTeams, Tiles...>> : std::true_type {};
-
-// The elements of C that tiles of Cfg cover for an M x N product (its tiles' padded area).
-template <class Cfg>
-KOKKOS_INLINE_FUNCTION std::int64_t tiles_padded_area(std::int64_t m, std::int64_t n) {
-  return (m + Cfg::bm - 1) / Cfg::bm * Cfg::bm * ((n + Cfg::bn - 1) / Cfg::bn * Cfg::bn);
-}
-// The index of the TeamGemmTile with the least padded area of an M x N product per unit of its rate, the
-// first on ties. Pure.
-template <class... Tiles>
-KOKKOS_INLINE_FUNCTION int team_gemm_tiles_pick(std::int64_t m, std::int64_t n) {
-  if constexpr (sizeof...(Tiles) == 1) {
-    return 0;
-  } else {
-    const std::int64_t area[] = {tiles_padded_area<typename Tiles::Cfg>(m, n)...};
-    const std::int64_t rate[] = {std::int64_t(Tiles::rate_percent)...};
-    int best = 0;
-    for (int i = 1; i < int(sizeof...(Tiles)); ++i)
-      if (area[i] * rate[best] < area[best] * rate[i]) best = i;
-    return best;
-  }
 }
 
 }  // namespace ridgeline::detail
