@@ -25,6 +25,11 @@ int main(int argc, char* argv[]) {
   // The kernel's scratch: G_e and the product, then the span granted to team_gemm.
   constexpr std::size_t granted = Staging::scratch_bytes;
   const std::size_t own = Scratch::shmem_size(q, p) + Scratch::shmem_size(p, p);
+  if (own > Staging::own_bytes_max()) {  // Kokkos would refuse the launch: what is left beside the span
+    std::fprintf(stderr, "team_gemm example: %zu bytes of own scratch, at most %zu beside team_gemm's span\n",
+                 own, Staging::own_bytes_max());
+    return 1;
+  }
   Kokkos::parallel_for(
       "element matrices", Staging::policy(Exec(), elements, own), KOKKOS_LAMBDA(const Member& team) {
         const int e = team.league_rank();
