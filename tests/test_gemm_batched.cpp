@@ -354,6 +354,19 @@ void expect_each_matches(const std::vector<HostMatrix>& got, const std::vector<H
     if (!r) break;
   }
 }
+// The kernel's own level-0 scratch when it copies A, B and C of case c into it (run_team_gemm, scratch =
+// true).
+template <class T>
+using ScratchMatrix = Kokkos::View<T**, Kokkos::LayoutLeft, typename Exec::scratch_memory_space,
+                                   Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T>
+std::size_t scratch_operand_bytes(const BatchCase& c) {
+  const bool ta = c.ta == 'T', tb = c.tb == 'T';
+  return ScratchMatrix<T>::shmem_size(ta ? c.k : c.m, ta ? c.m : c.k) +
+         ScratchMatrix<T>::shmem_size(tb ? c.n : c.k, tb ? c.k : c.n) +
+         ScratchMatrix<T>::shmem_size(c.m, c.n) +
+         ridgeline::team_gemm_scratch_bytes(c.m, c.n, c.k, sizeof(T));
+}
 enum class TeamForm { unstaged, staged, staged_other_team };
 const char* name(TeamForm f) {
   return f == TeamForm::unstaged ? "unstaged" : f == TeamForm::staged ? "staged" : "staged, other team size";
@@ -373,13 +386,9 @@ void run_team_gemm(const BatchCase& c, bool scratch, TeamForm form = TeamForm::u
   using Staging = ridgeline::TeamGemmStaging<T, Exec>;
   using Policy = Kokkos::TeamPolicy<Exec, typename Staging::launch_bounds>;
   using Member = typename Policy::member_type;
-  using Scratch = Kokkos::View<T**, Kokkos::LayoutLeft, typename Exec::scratch_memory_space,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  using Scratch = ScratchMatrix<T>;
   const int ar = A.extent(1), ac = A.extent(2), br = B.extent(1), bc = B.extent(2), m = c.m, n = c.n;
-  const std::size_t own = scratch ? Scratch::shmem_size(ar, ac) + Scratch::shmem_size(br, bc) +
-                                        Scratch::shmem_size(m, n) +
-                                        ridgeline::team_gemm_scratch_bytes(c.m, c.n, c.k, sizeof(T))
-                                  : 0;
+  const std::size_t own = scratch ? scratch_operand_bytes<T>(c) : 0;
   const bool staged = form != TeamForm::unstaged;
   const std::size_t granted = staged ? Staging::scratch_bytes : 0;
   // Beyond this Kokkos refuses the launch (its message names no shape): the case itself is wrong.
@@ -486,13 +495,13 @@ void team_gemm_staged_cases(std::uint64_t seed) {
       run_team_gemm<T, Kokkos::LayoutLeft>(c, false, TeamForm::staged);
       run_team_gemm<T, Kokkos::LayoutStride>(c, false, TeamForm::staged);
     }
-    // Operands in the kernel's scratch, beside the granted span: the largest of these shapes whose three
-    // copies fit what Kokkos leaves the kernel (TeamGemmStaging::own_bytes_max; about 6 KB beside CUDA's
-    // fp64 span under Kokkos 3.4).
-    BatchCase in_scratch{5,          17,         13,         11,  tt[0], tt[1], BL::left,
+    // Operands in the kernel's scratch, beside the granted span: 33 x 29 x 21 where its three copies fit what
+    // Kokkos leaves the kernel (TeamGemmStaging::own_bytes_max), else 17 x 13 x 11 (CUDA's fp64 span leaves
+    // about 6 KB under Kokkos 3.4).
+    BatchCase in_scratch{5,          33,         29,         21,  tt[0], tt[1], BL::left,
                          Lay::right, Lay::right, Lay::right, 0.5, 0.0,   seed++};
-    if (std::size_t(33 * 21 + 21 * 29 + 33 * 29) * sizeof(T) + 3 * 128 <= Staging::own_bytes_max())
-      in_scratch.m = 33, in_scratch.n = 29, in_scratch.k = 21;
+    if (scratch_operand_bytes<T>(in_scratch) > Staging::own_bytes_max())
+      in_scratch.m = 17, in_scratch.n = 13, in_scratch.k = 11;
     run_team_gemm<T>(in_scratch, true, TeamForm::staged);
     run_team_gemm<T>(
         {5, 70, 65, 19, tt[0], tt[1], BL::left, Lay::right, Lay::right, Lay::right, 0.5, 1.0, seed++}, false,
