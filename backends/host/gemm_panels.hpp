@@ -62,6 +62,12 @@ struct HostGemmPanels {
   static constexpr int W = Cfg::simd_bytes / static_cast<int>(sizeof(T));
   static constexpr int NV = MR / W;                    // vectors down a column of the micro-tile
   static constexpr int kPanelsB = (BN + NR - 1) / NR;  // micro-panels of op(B) per block
+  // How far ahead software prefetches run, in k steps: C's lines before a micro-tile's update, and the
+  // source of a packed step (pack_panels). 32 steps are about 800 cycles of a 32 x 12 fp32 micro-tile
+  // on this VM's Zen cores, more than a miss to memory takes. Chosen in a paired probe of this header
+  // against its predecessor (SGEMM 2048^3 NN and NT, alternating call by call in one process; 16, 32 and 64
+  // steps tried): perf/results/2026-12-06-host-<sha>/.
+  static constexpr int kPrefetchSteps = 32;
   static_assert(MR % W == 0 && MC % MR == 0 && BM % MC == 0, "whole vectors, micro-panels, row blocks");
   static_assert(KC % W == 0, "whole transposed blocks along K");
   typedef T Vec __attribute__((vector_size(Cfg::simd_bytes)));
@@ -225,7 +231,7 @@ struct HostGemmPanels {
     Vec acc[kNR][NV];
     for (int j = 0; j < kNR; ++j)
       for (int q = 0; q < NV; ++q) acc[j][q] = Vec{};
-    for (int k = 0; k < kk; ++k, as.next(), bs.next()) {
+    const auto step = [&]() {
       Vec av[NV];
       RIDGELINE_UNROLL
       for (int q = 0; q < NV; ++q) av[q] = load_vec(as.rows() + q * W);
@@ -235,7 +241,20 @@ struct HostGemmPanels {
         RIDGELINE_UNROLL
         for (int q = 0; q < NV; ++q) acc[j][q] += av[q] * bj;
       }
-    }
+      as.next();
+      bs.next();
+    };
+    // C's lines (each column another line or two, C's columns far apart) are requested for writing
+    // kPrefetchSteps steps before the end, so that the update below finds them in L1.
+    int k = 0;
+    for (; k < kk - kPrefetchSteps; ++k) step();
+    if (rs == 1)
+      for (int j = 0; j < nr; ++j) {
+        const TC* p = cp + j * cs;
+        for (int q = 0; q < NV; ++q) __builtin_prefetch(p + q * W, 1, 3);
+        __builtin_prefetch(p + mr - 1, 1, 3);
+      }
+    for (; k < kk; ++k) step();
     // beta == 0 on the first step never reads C (NaN there cannot survive); later steps add to it.
     const bool read_c = !first || first_beta != Acc(0);
     const Acc scale_c = first ? first_beta : Acc(1);
@@ -279,6 +298,21 @@ struct HostGemmPanels {
   // past n zero. op(A)'s panels are MR rows (ls = rs, ks = cs), op(B)'s NR columns (ls = cs, ks = rs).
   template <int kLines>
   static void pack_panels(T* d, const T* s, std::int64_t ls, std::int64_t ks, int n, int kk) {
+    if (ls == 1 && n % kLines == 0) {
+      // Whole panels of lines contiguous across: each k's n contiguous elements into the n / kLines panels,
+      // with the elements kPrefetchSteps steps ahead requested. Steps lie ks apart (a column of op(A) in NN,
+      // a row of op(B) in NT: another page each), where no hardware prefetcher follows.
+      constexpr int kLine = 64 / int(sizeof(T));
+      for (int k = 0; k < kk; ++k) {
+        const T* f = s + std::int64_t(k + kPrefetchSteps) * ks;
+        for (int e = 0; e < n; e += kLine) __builtin_prefetch(f + e, 0, 3);
+        __builtin_prefetch(f + n - 1, 0, 3);
+        const T* sk = s + std::int64_t(k) * ks;
+        for (int l0 = 0; l0 < n; l0 += kLines)
+          std::memcpy(d + std::int64_t(l0) * kk + k * kLines, sk + l0, sizeof(T) * kLines);
+      }
+      return;
+    }
     for (int l0 = 0; l0 < n; l0 += kLines, d += std::int64_t(kLines) * kk) {
       const int nl = std::min(kLines, n - l0);
       const T* sp = s + l0 * ls;
