@@ -63,10 +63,12 @@ struct HostGemmPanels {
   static constexpr int NV = MR / W;                    // vectors down a column of the micro-tile
   static constexpr int kPanelsB = (BN + NR - 1) / NR;  // micro-panels of op(B) per block
   // How far ahead software prefetches run, in k steps: C's lines before a micro-tile's update, and the
-  // source of a packed step (pack_panels). 32 steps are about 800 cycles of a 32 x 12 fp32 micro-tile
-  // on this VM's Zen cores, more than a miss to memory takes. Chosen in a paired probe of this header
-  // against its predecessor (SGEMM 2048^3 NN and NT, alternating call by call in one process; 16, 32 and 64
-  // steps tried): perf/results/2026-12-06-host-<sha>/.
+  // source of a packed step (pack_panels; past a block's last step that may lie past the operand's end, which
+  // a prefetch does not fault on). 32 steps of a 32 x 12 fp32 micro-tile are about 800 cycles, more than a
+  // miss to memory. Chosen in a paired probe of this header against its predecessor in one process (SGEMM
+  // 2048^3, 16, 32, 64 and 256 steps tried for C, 16, 32 and 64 for the packing): 1.025x on NN and NT at 32;
+  // in ridgeline-perf, five rounds against OpenBLAS, SGEMM NT 0.89-0.93 (0.82-0.93 before), NN level at
+  // 0.86-0.94 (perf/results/2026-12-06-host-cf11e7a/).
   static constexpr int kPrefetchSteps = 32;
   static_assert(MR % W == 0 && MC % MR == 0 && BM % MC == 0, "whole vectors, micro-panels, row blocks");
   static_assert(KC % W == 0, "whole transposed blocks along K");
