@@ -571,41 +571,13 @@ TEST(TeamGemm, TileLoopThroughAGrantedSpan) {
   std::uint64_t seed = 2900;
   for (const char* tt : {"NN", "NT", "TN", "TT"}) {
     for (const auto& s :
-         {std::array<std::int64_t, 3>{200, 150, 300}, std::array<std::int64_t, 3>{70, 9, 33},
-          std::array<std::int64_t, 3>{600, 130, 40}}) {  // 600: more tile rows than a group (the tile order)
+         {std::array<std::int64_t, 3>{200, 150, 300}, std::array<std::int64_t, 3>{70, 9, 33}}) {
       const BatchCase c{3,         s[0],      s[1],      s[2],      tt[0], tt[1],
                         BL::right, Lay::left, Lay::left, Lay::left, 0.75,  (seed % 2) ? 0.0 : 1.5,
                         seed};
       ++seed;
       team_tile_loop_case<double>(c);
       team_tile_loop_case<float>(c);
-    }
-  }
-}
-// team_gemm's tile order (team_tile_rank): every tile of the product once, and each tile sharing a row or a
-// column of tiles (an operand panel) with the one before it, across groups of tile rows too.
-TEST(TeamGemm, TileOrderVisitsEachTileOnceSharingAPanel) {
-  constexpr int kGroup = 8;
-  for (int tiles_m : {1, 2, 3, 8, 9, 16, 17, 30}) {
-    for (int tiles_n : {1, 2, 3, 7}) {
-      const int tiles = tiles_m * tiles_n;
-      std::vector<int> seen(tiles, 0);
-      std::int64_t pm = -1, pn = -1;
-      for (int s = 0; s < tiles; ++s) {
-        const int r = ridgeline::detail::team_tile_rank<kGroup>(s, tiles_m, tiles_n);
-        ASSERT_TRUE(r >= 0 && r < tiles)
-            << tiles_m << " x " << tiles_n << " tiles, step " << s << ": rank " << r;
-        ++seen[r];
-        const auto o = ridgeline::detail::GemmTileOrigin::of<1, 1, kGroup>(r, tiles_m, tiles_n, 1, 1, 1);
-        if (s > 0) {
-          EXPECT_TRUE(o.m0 == pm || o.n0 == pn)
-              << tiles_m << " x " << tiles_n << " tiles, step " << s << ": tile (" << o.m0 << ", " << o.n0
-              << ") after (" << pm << ", " << pn << ")";
-        }
-        pm = o.m0, pn = o.n0;
-      }
-      for (int r = 0; r < tiles; ++r)
-        EXPECT_EQ(seen[r], 1) << tiles_m << " x " << tiles_n << " tiles, rank " << r;
     }
   }
 }

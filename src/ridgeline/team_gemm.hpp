@@ -156,36 +156,6 @@ struct TeamScratchSpan {
   }
 };
 
-// The order of a team's tiles when it computes a whole product (team_gemm's staged form). A team per matrix
-// reads each tile's operand panels itself, where gemm_batched's teams of one matrix run at once and share
-// them in L2: under ncu on the H200 the staged form read 2.0x (128^3) and 4.0x (256^3) gemm_batched's DRAM
-// bytes in fp64, every panel once per tile (perf/results/2026-12-06-h200-c4c7f56/). Consecutive tiles that
-// share a panel can find it in L2, so the team walks groups of kGroupM tile rows in turn, each group column
-// by column, down one column and up the next, and every other group from the last column back: each tile
-// shares a row panel of op(A) or a column panel of op(B) with the one before it (the league order,
-// GemmTileOrigin, shares only within a column). Same tiles, same sums: the results do not change. bench10,
-// H200, fp64, against the league order: 256^3 1.116x, 192^3 1.02x, 128^3 1.04x, 64^3 (one tile) 1.03x from
-// the bench's one orientation; fp32 level.
-// tile_rank_at: the league rank that GemmTileOrigin::of<BM, BN, kGroupM> places at tile (mi, ni), without
-// split-K; team_tile_rank: the rank of the team's step s.
-template <int kGroupM>
-KOKKOS_INLINE_FUNCTION int tile_rank_at(int mi, int ni, int tiles_m, int tiles_n) {
-  const int group = mi / kGroupM, first_m = group * kGroupM;
-  const int rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
-  return group * kGroupM * tiles_n + ni * rows + (mi - first_m);
-}
-template <int kGroupM>
-KOKKOS_INLINE_FUNCTION int team_tile_rank(int s, int tiles_m, int tiles_n) {
-  const int per_group = kGroupM * tiles_n;
-  const int group = s / per_group, first_m = group * kGroupM;
-  const int rows = tiles_m - first_m < kGroupM ? tiles_m - first_m : kGroupM;
-  const int in = s - group * per_group;
-  const int col = in / rows, j = in - col * rows;
-  const int ni = (group & 1) ? tiles_n - 1 - col : col;  // a group starts in the column the last one ended in
-  const int mi = first_m + ((col & 1) ? rows - 1 - j : j);
-  return tile_rank_at<kGroupM>(mi, ni, tiles_m, tiles_n);
-}
-
 // C = alpha * op(A) * op(B) + beta * C on the tiles of entry Cfg, one after another, by the whole team
 // (its size Cfg::team_size, one vector lane), in the span [scratch, scratch + bytes), bytes at least
 // team_gemm_tiles_scratch. M, N, K > 0.
@@ -206,8 +176,7 @@ KOKKOS_INLINE_FUNCTION void team_gemm_tiles(const Member& team, const Strided2D<
     } else {
       for (int t = 0; t < tiles; ++t) {
         if (t > 0) team.team_barrier();  // no thread still reads the previous tile's scratch
-        k.run_in(team, team_tile_rank<Cfg::group_m>(t, k.tiles_m, k.tiles_n),
-                 TeamScratchSpan{static_cast<char*>(scratch), bytes});
+        k.run_in(team, t, TeamScratchSpan{static_cast<char*>(scratch), bytes});
       }
     }
   };
