@@ -571,7 +571,8 @@ TEST(TeamGemm, TileLoopThroughAGrantedSpan) {
   std::uint64_t seed = 2900;
   for (const char* tt : {"NN", "NT", "TN", "TT"}) {
     for (const auto& s :
-         {std::array<std::int64_t, 3>{200, 150, 300}, std::array<std::int64_t, 3>{70, 9, 33}}) {
+         {std::array<std::int64_t, 3>{200, 150, 300}, std::array<std::int64_t, 3>{70, 9, 33},
+          std::array<std::int64_t, 3>{600, 130, 40}}) {  // 600: more tile rows than a group (GemmTileOrigin)
       const BatchCase c{3,         s[0],      s[1],      s[2],      tt[0], tt[1],
                         BL::right, Lay::left, Lay::left, Lay::left, 0.75,  (seed % 2) ? 0.0 : 1.5,
                         seed};
