@@ -743,7 +743,10 @@ struct GemmTilesFp64DmmaBatchedRows : DmmaAsyncEntry<GemmTilesFp64DmmaBatchedRow
 // small tiles 0.40 / 1.00 / 0.90 / 0.78 / 0.67, the general 64 x 128 tiles 1.04-1.06x at 128^3 and up (more
 // registers for every size); 32 x 32 tiles on 128 threads 0.69-0.86 at 24^3 and 32^3 alone, 0.60-0.65 listed
 // with the small tiles. From 128^3 on one team per matrix gives the GPU 636-5086 teams that run their tiles
-// one after another, where gemm_batched runs one team per tile.
+// one after another, where gemm_batched runs one team per tile, and each tile reads its own operand panels
+// from DRAM: under ncu on the H200, fp64, 1.31 GB at 128^3 and 2.66 GB at 256^3 against gemm_batched's 0.667
+// (its teams of one matrix share the panels in L2); with the operands L2-resident 0.82 and 0.74 of
+// gemm_batched (perf/results/2026-12-06-h200-c4c7f56/, bench10).
 template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kMinBlocks>
 struct DmmaRegisterEntry {
   static constexpr int bm = kBm, bn = kBn, bk = 16;
