@@ -105,11 +105,12 @@ using MultiVectorEntryOf = void;
 // (fp32) and 0.95-0.96 (fp64) of OpenBLAS against 0.81-0.83 and 0.76-0.90 with BM 384 (op(B) packed for
 // half the rows); MC 192 and BN 240 (fp32) or 960 no better; KC 192 and 384 slower; MR x NR 48 x 8
 // and 32 x 14 level, 64 x 6 worse.
-template <class T, int kBm, int kBn, int kInPlaceBytes = 0>
+// Since 2026-12-06 the blocks are 1024 x 512 (fp32) and 1024 x 256 (fp64), MC 128 (PanelEntryOf, below).
+template <class T, int kBm, int kBn, int kInPlaceBytes = 0, int kMc = 96>
 struct GemmPanelTiles {
   static constexpr int simd_bytes = 64;
   static constexpr int tm = 2 * simd_bytes / int(sizeof(T)), tn = 12, fm = tm, fn = tn;
-  static constexpr int bm = kBm, bn = kBn, bk = 256, mc = 96;
+  static constexpr int bm = kBm, bn = kBn, bk = 256, mc = kMc;
   // Blocks whose op(A) and op(B) (over the block's K range) take at most this many bytes are multiplied
   // where they lie, without packing (gemm_panels.hpp); 0: always packed.
   static constexpr int in_place_bytes = kInPlaceBytes;
@@ -127,9 +128,24 @@ struct GemmPanelTiles {
 };
 template <class T>
 constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double>;
+// The blocks: 1024 x 512 (fp32) and 1024 x 256 (fp64), op(A) packed 128 rows at a time; Bp is 512 KB in
+// either type, Ap 128 KB (fp32) or 256 KB (fp64). At 2048 that is 8 blocks of one size where 768 x 480 made
+// 15 of four sizes: Kokkos's OpenMP league (TeamPolicy<Dynamic>, chunk 1) hands thread t the ranks
+// [t * ceil(L / T), ...) and lets it steal from the other's end, and 768 x 480's last stolen block left one
+// core idle about 6% of the time; and op(A) is packed 4 times instead of 5, op(B) 2 times instead of 3. A
+// paired probe against 768 x 480 / MC 96 in one process, with Kokkos's partition and stealing
+// (perf/results/2026-12-06-host-<sha>/, -paired-probe.txt), 2048^3: SGEMM NN 1.081x, NT 1.096x, DGEMM NN
+// 1.044x, NT 1.021x; 1024^3 (2 blocks on 2 cores) 1.052x / 1.061x; 1536^3 1.010x / 1.038x; 2560^3 1.021x /
+// 1.007x; 3000^3 fp32 1.014x; 4096^3 fp32 1.031x; but 1280^3 0.989x / 0.944x (6 blocks of three sizes, the
+// last stolen 1024 x 512 one runs alone). MC 64 at 1024 x 512 gained less (1.029x fp32).
 template <class T>
 using PanelEntryOf =
-    std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, void>;
+    std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, sizeof(T) == 8 ? 256 : 512, 0, 128>, void>;
+// The bound of SmallPanelWhen, below: the geometry of the panel entry's blocks before 2026-12-06, kept so
+// that the same products as before take the small panel entry (a 1024^3 product, 2 of today's blocks, stays
+// on the panel entry: one block per core of this VM).
+template <class T>
+using SmallPanelBound = GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>;
 // Products of fewer such blocks than twice the cores run 96 x 96 blocks (when::panels_under): op(B) packed
 // for 96 rows only, but every core busy. Not swept; on the cliffs-host squares, against the 768-row blocks
 // alone, same binary otherwise: SGEMM 256^3 0.66 -> 0.92-1.03 of OpenBLAS, 512^3 0.70 -> 0.93-0.94, DGEMM
@@ -188,7 +204,7 @@ using SmallDirectWhen = detail::when::calling_thread_block<GemmSmallDirectTiles<
 template <class T>
 using SmallPanelEntryOf = std::conditional_t<kPanelType<T>, SmallPanelTiles<T>, void>;
 template <class T>
-using SmallPanelWhen = detail::when::panels_under<GemmPanelTiles<T, 768, sizeof(T) == 8 ? 240 : 480>, 200>;
+using SmallPanelWhen = detail::when::panels_under<SmallPanelBound<T>, 200>;
 // Skinny N runs the multi-vector entry, launched, unless the small panel entry takes the product on the
 // calling thread: 8^3 and 16^3 fp32 (N = 8, 16) ran 4.2 and 5.8 us on the multi-vector entry, 140 and 78
 // times OpenBLAS's time; on the calling thread 0.27-0.31 and 0.65-0.75 us
