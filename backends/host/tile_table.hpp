@@ -134,7 +134,7 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // [t * ceil(L / T), ...) and lets it steal from the other's end, and 768 x 480's last stolen block left one
 // core idle about 6% of the time; and op(A) is packed 4 times instead of 5, op(B) 2 times instead of 3. A
 // paired probe against 768 x 480 / MC 96 in one process, with Kokkos's partition and stealing
-// (perf/results/2026-12-06-host-<sha>/, -paired-probe.txt), 2048^3: SGEMM NN 1.081x, NT 1.096x, DGEMM NN
+// (perf/results/2026-12-06-host-bed39c5/, -paired-probe.txt), 2048^3: SGEMM NN 1.081x, NT 1.096x, DGEMM NN
 // 1.044x, NT 1.021x; 1024^3 (2 blocks on 2 cores) 1.052x / 1.061x; 1536^3 1.010x / 1.038x; 2560^3 1.021x /
 // 1.007x; 3000^3 fp32 1.014x; 4096^3 fp32 1.031x; but 1280^3 0.989x / 0.944x (6 blocks of three sizes, the
 // last stolen 1024 x 512 one runs alone). MC 64 at 1024 x 512 gained less (1.029x fp32).
