@@ -38,6 +38,9 @@
 #include <ridgeline/detail/strided.hpp>
 #include <type_traits>
 #include <vector>
+#if defined(KOKKOS_ENABLE_OPENMP)
+#include <omp.h>
+#endif
 
 namespace ridgeline::backends::host {
 
@@ -48,7 +51,8 @@ namespace ridgeline::backends::host {
 template <class ExecSpace, class Cfg, class T, class Acc, bool kAFastM, bool kBFastN, class TC = T>
 struct HostGemmPanels {
   static_assert(std::is_same_v<T, Acc> && std::is_same_v<T, TC>, "float or double throughout");
-  // Blocks of a product's last row and column are smaller: dynamic scheduling evens out the threads' work.
+  // Blocks of a product's last row and column are smaller: dynamic scheduling evens out the threads' work,
+  // with the blocks handed out largest first in each thread's range (block_of_rank).
   using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::Schedule<Kokkos::Dynamic>>;
   using member_type = typename policy_type::member_type;
   using config = Cfg;
@@ -96,7 +100,98 @@ struct HostGemmPanels {
     T* Ap = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * MC * KC, 64));  // MC / MR x (KC, MR)
     T* Bp = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kPanelsB * NR * KC, 64));  // kPanelsB x (KC, NR)
-    block(team.league_rank(), Ap, Bp);
+    block(block_of_rank(team.league_rank(), team.league_size(), league_threads()), Ap, Bp);
+  }
+
+  // The threads Kokkos partitions the league over: OpenMP's pool (the league's parallel region), else 1 (the
+  // rank order kept).
+  static int league_threads() {
+#if defined(KOKKOS_ENABLE_OPENMP)
+    if constexpr (std::is_same_v<ExecSpace, Kokkos::OpenMP>) return omp_get_num_threads();
+#endif
+    return 1;
+  }
+
+  // The league rank (GemmTileOrigin's order) whose block the launch's rank r runs. Kokkos 3.4's OpenMP
+  // TeamPolicy<Dynamic> gives thread t the ranks [t * part, (t + 1) * part) (part = ceil(L / T), in chunks of
+  // its auto chunk size), which it runs from the front, and a thread that runs out steals chunks from the end
+  // of another's range. In rank order a range can end on its largest block: at 1280^3 (fp32, 1024 x 512) the
+  // second thread finished its three small blocks, stole the first one's last 1024 x 512 block and ran it
+  // alone (perf/results/2026-12-06-host-bed39c5/). Here the blocks, sorted by size (at most 8 classes: whole
+  // or edge in M, in N, and along K across split-K slices; the larger class first, within a class m fastest,
+  // then n, then the slice), are dealt round robin over the threads' ranges: every range runs its largest
+  // blocks first, and a steal takes the smallest left. Blocks of one size (2048^3), or one thread, keep the
+  // rank order. Which thread computes a block changes, never how: every element sums in the same order.
+  int block_of_rank(int r, int league, int threads) const {
+    const std::int64_t k = a.cols;
+    const std::int64_t last_depth = k_slices > 1 ? k - std::int64_t(k_slices - 1) * k_chunk : k;
+    const std::int64_t full_depth = k_slices > 1 ? k_chunk : k;
+    // A dimension's blocks as (first index, count, extent): the whole ones, then an edge one.
+    struct Part {
+      int first, count;
+      std::int64_t extent;
+    };
+    const auto parts = [](int tiles, std::int64_t whole, std::int64_t last, Part* out) {
+      if (last == whole) {
+        out[0] = {0, tiles, whole};
+        return 1;
+      }
+      int n = 0;
+      if (tiles > 1) out[n++] = {0, tiles - 1, whole};
+      out[n++] = {tiles - 1, 1, last};
+      return n;
+    };
+    Part pm[2], pn[2], ps[2];
+    const int nm = parts(tiles_m, BM, c.rows - std::int64_t(tiles_m - 1) * BM, pm);
+    const int nn = parts(tiles_n, BN, c.cols - std::int64_t(tiles_n - 1) * BN, pn);
+    const int ns = parts(k_slices, full_depth, last_depth, ps);
+    if (threads <= 1 || nm * nn * ns == 1) return r;
+    struct Class {
+      Part m, n, s;
+      std::int64_t cost, count;
+    };
+    Class cls[8];
+    int classes = 0;
+    for (int is = 0; is < ns; ++is)
+      for (int in = 0; in < nn; ++in)
+        for (int im = 0; im < nm; ++im) {
+          const Class x{pm[im], pn[in], ps[is], pm[im].extent * pn[in].extent * ps[is].extent,
+                        std::int64_t(pm[im].count) * pn[in].count * ps[is].count};
+          int at = classes++;  // insertion by cost, descending, ties in order
+          for (; at > 0 && cls[at - 1].cost < x.cost; --at) cls[at] = cls[at - 1];
+          cls[at] = x;
+        }
+    // Kokkos's partition of [0, league): chunks of `chunk` ranks (TeamPolicy's auto chunk size), part of them
+    // per thread; thread t's range holds cap(t) ranks.
+    int chunk = 1;
+    while (std::int64_t(chunk) * 100 * threads < league) chunk *= 2;
+    if (chunk < 128) {
+      chunk = 1;
+      while (std::int64_t(chunk) * 40 * threads < league && chunk < 128) chunk *= 2;
+    }
+    const std::int64_t part = ((league + chunk - 1) / chunk + threads - 1) / threads * std::int64_t(chunk);
+    const auto cap = [&](int t) { return std::clamp<std::int64_t>(league - t * part, 0, part); };
+    const int t = static_cast<int>(r / part);
+    const std::int64_t i = r - t * part;
+    // Round robin: position i of every range that reaches it, in thread order, after all earlier positions.
+    std::int64_t j = t;
+    for (int u = 0; u < threads; ++u) j += std::min(cap(u), i);
+    for (int q = 0; q < classes; ++q) {
+      if (j >= cls[q].count) {
+        j -= cls[q].count;
+        continue;
+      }
+      const Class& x = cls[q];
+      const int mi = x.m.first + static_cast<int>(j % x.m.count);
+      const int ni = x.n.first + static_cast<int>(j / x.m.count % x.n.count);
+      const int si = x.s.first + static_cast<int>(j / x.m.count / x.n.count);
+      // GemmTileOrigin::of's rank of block (mi, ni) of slice si: groups of group_m rows, m fastest in a
+      // group.
+      constexpr int G = Cfg::group_m;
+      const int first_m = mi / G * G, rows_in_group = std::min(G, tiles_m - first_m);
+      return si * tiles_m * tiles_n + first_m * tiles_n + ni * rows_in_group + (mi - first_m);
+    }
+    return r;  // not reached: the classes hold the whole league
   }
 
   // The whole league, one block after another, on the calling thread (the plan's calling_thread: products
@@ -155,7 +250,9 @@ struct HostGemmPanels {
            std::int64_t(sizeof(T)) * (mb + nb) * k <= std::int64_t(Cfg::in_place_bytes);
   }
   // The columns a micro-tile of nr <= NR columns computes: nr rounded up to a multiple of 4, at most NR.
-  static constexpr int tail_columns(int nr) { return std::min(NR, (nr + 3) / 4 * 4); }
+  static constexpr int tail_columns(int nr) {
+    return std::min(NR, (nr + 3) / 4 * 4);
+  }
 
   // The block with op(B) read where it lies, and op(A) too where its rows are contiguous; a micro-panel of
   // op(A) that is not (strided rows, or fewer than MR rows left) is packed into Ap on its own.

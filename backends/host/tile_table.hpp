@@ -138,6 +138,8 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // 1.044x, NT 1.021x; 1024^3 (2 blocks on 2 cores) 1.052x / 1.061x; 1536^3 1.010x / 1.038x; 2560^3 1.021x /
 // 1.007x; 3000^3 fp32 1.014x; 4096^3 fp32 1.031x; but 1280^3 0.989x / 0.944x (6 blocks of three sizes, the
 // last stolen 1024 x 512 one runs alone). MC 64 at 1024 x 512 gained less (1.029x fp32).
+// Since 2026-12-07 the kernel runs each thread's range of the league largest block first (block_of_rank,
+// gemm_panels.hpp): 1280^3 1.15x / 1.08-1.10x in the paired probe, 2048^3 unchanged (blocks of one size).
 template <class T>
 using PanelEntryOf =
     std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, sizeof(T) == 8 ? 256 : 512, 0, 128>, void>;
