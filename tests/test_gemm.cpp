@@ -752,6 +752,27 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
 
 // The peel and split follow the chosen entry: the packet entry on 2500^3 peels with its own tiles and
 // teams per SM, the small-tile entry runs whole, and a narrow product splits K instead of peeling.
+// GemmTileOrigin::rank_of inverts GemmTileOrigin::of: every tile and slice of grids with and without a
+// partial group of tile rows comes back to its own rank.
+TEST(GemmPlan, TileOriginRankOfInvertsOf) {
+  constexpr int kGroup = 8, kBm = 16, kBn = 32;
+  for (int tiles_m : {1, 3, 8, 9, 17}) {
+    for (int tiles_n : {1, 2, 5}) {
+      for (int slices : {1, 3}) {
+        for (int r = 0; r < tiles_m * tiles_n * slices; ++r) {
+          const auto o =
+              detail::GemmTileOrigin::of<kBm, kBn, kGroup>(r, tiles_m, tiles_n, slices, 64, 64 * slices);
+          EXPECT_EQ(
+              detail::GemmTileOrigin::rank_of<kGroup>(
+                  static_cast<int>(o.m0 / kBm), static_cast<int>(o.n0 / kBn), o.slice, tiles_m, tiles_n),
+              r)
+              << tiles_m << " x " << tiles_n << " tiles, " << slices << " slices";
+        }
+      }
+    }
+  }
+}
+
 TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
   detail::GemmPlan plan;
   detail::plan_peel_and_split(plan, detail::entry_params<detail::GemmEntry<PlanBig, detail::when::packets>>(),

@@ -185,11 +185,7 @@ struct HostGemmPanels {
       const int mi = x.m.first + static_cast<int>(j % x.m.count);
       const int ni = x.n.first + static_cast<int>(j / x.m.count % x.n.count);
       const int si = x.s.first + static_cast<int>(j / x.m.count / x.n.count);
-      // GemmTileOrigin::of's rank of block (mi, ni) of slice si: groups of group_m rows, m fastest in a
-      // group.
-      constexpr int G = Cfg::group_m;
-      const int first_m = mi / G * G, rows_in_group = std::min(G, tiles_m - first_m);
-      return si * tiles_m * tiles_n + first_m * tiles_n + ni * rows_in_group + (mi - first_m);
+      return detail::GemmTileOrigin::rank_of<Cfg::group_m>(mi, ni, si, tiles_m, tiles_n);
     }
     return r;  // not reached: the classes hold the whole league
   }

@@ -43,6 +43,16 @@ struct GemmTileOrigin {
     return {std::int64_t(first_m + in_group % rows_in_group) * BM,
             std::int64_t(in_group / rows_in_group) * BN, k_begin, k_end, slice};
   }
+
+  // The league rank that `of` places at tile (mi, ni) of slice `slice`: its inverse, for a kernel that deals
+  // the league's tiles out in an order of its own (the host panels' block_of_rank).
+  template <int kGroupM>
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int rank_of(int mi, int ni, int slice, int tiles_m,
+                                                           int tiles_n) {
+    const int first_m = mi / kGroupM * kGroupM;
+    const int rows_in_group = (tiles_m - first_m) < kGroupM ? (tiles_m - first_m) : kGroupM;
+    return slice * tiles_m * tiles_n + first_m * tiles_n + ni * rows_in_group + (mi - first_m);
+  }
 };
 
 // Where a tile that crosses C's edge along one extent loads from: moved back by its overhang onto the
