@@ -353,6 +353,39 @@ struct HostGemmPanels {
     // beta == 0 on the first step never reads C (NaN there cannot survive); later steps add to it.
     const bool read_c = !first || first_beta != Acc(0);
     const Acc scale_c = first ? first_beta : Acc(1);
+    // A whole micro-tile of a column-major C: every index known at compile time, so the sums stay in
+    // registers. The edges' loops below run to mr and nr, which index the sums at run time: while they read
+    // acc itself, GCC gave the sums a stack array (zeroed before the k loop, stored after it and read back by
+    // every update, whole tiles included), and the micro-kernel spent about 6% of its DGEMM 2048^3 samples
+    // outside its k loop (perf record). Here the edges read a copy. Paired probe
+    // (perf/results/2026-12-07-host-<sha>/): 1.035x DGEMM NN 2048^3 on top of the 1024 x 512 blocks, 1.05x
+    // SGEMM NN.
+    if (mr == MR && nr == kNR && rs == 1) {
+      RIDGELINE_UNROLL
+      for (int j = 0; j < kNR; ++j) {
+        RIDGELINE_UNROLL
+        for (int q = 0; q < NV; ++q) {
+          TC* p = cp + j * cs + q * W;
+          Vec v = acc[j][q] * alpha;
+          if (read_c) v += load_vec(p) * scale_c;
+          store_vec(p, v);
+        }
+      }
+      return;
+    }
+    Vec sums[kNR][NV];
+    RIDGELINE_UNROLL
+    for (int j = 0; j < kNR; ++j) {
+      RIDGELINE_UNROLL
+      for (int q = 0; q < NV; ++q) sums[j][q] = acc[j][q];
+    }
+    update_edge<kNR>(sums, cp, rs, cs, mr, nr, read_c, scale_c);
+  }
+
+  // A micro-tile's sums into C(0:mr, 0:nr) at cp, where it is not a whole one of a column-major C (micro).
+  template <int kNR>
+  void update_edge(const Vec (&acc)[kNR][NV], TC* cp, std::int64_t rs, std::int64_t cs, int mr, int nr,
+                   bool read_c, Acc scale_c) const {
     if (mr == MR && rs == 1) {
       for (int j = 0; j < nr; ++j)
         for (int q = 0; q < NV; ++q) {

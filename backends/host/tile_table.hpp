@@ -105,7 +105,8 @@ using MultiVectorEntryOf = void;
 // (fp32) and 0.95-0.96 (fp64) of OpenBLAS against 0.81-0.83 and 0.76-0.90 with BM 384 (op(B) packed for
 // half the rows); MC 192 and BN 240 (fp32) or 960 no better; KC 192 and 384 slower; MR x NR 48 x 8
 // and 32 x 14 level, 64 x 6 worse.
-// Since 2026-12-06 the blocks are 1024 x 512 (fp32) and 1024 x 256 (fp64), MC 128 (PanelEntryOf, below).
+// Since 2026-12-06 the blocks are 1024 x 512 (fp32) and 1024 x 256 (fp64), MC 128, and since 2026-12-07
+// 1024 x 512 in both types (PanelEntryOf, below).
 template <class T, int kBm, int kBn, int kInPlaceBytes = 0, int kMc = 96>
 struct GemmPanelTiles {
   static constexpr int simd_bytes = 64;
@@ -140,9 +141,14 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // last stolen 1024 x 512 one runs alone). MC 64 at 1024 x 512 gained less (1.029x fp32).
 // Since 2026-12-07 the kernel runs each thread's range of the league largest block first (block_of_rank,
 // gemm_panels.hpp): 1280^3 1.15x / 1.08-1.10x in the paired probe, 2048^3 unchanged (blocks of one size).
+// Since 2026-12-07 (s25) fp64 blocks are 1024 x 512 too: op(A) is packed N / BN times, and at DGEMM 2048^3
+// (A 32 MB, from DRAM each time) its packing was about 5% of the samples (perf record: the copy's loads
+// stall), with BN 256 8 times, now 4. Bp is then 1 MB (KC x BN), past the 1 MB L2 with Ap: in BLIS's
+// model Bp lives in L3, and a micro-panel of it (24 KB) in L1 while op(A)'s micro-panels pass. Predicted
+// +3% (half of op(A)'s packing); paired probe against 1024 x 256 in one process (perf/results/
+// 2026-12-07-host-<sha>/), 2048^3 NN: 1.017x-1.037x in three runs of 10-30 pairs.
 template <class T>
-using PanelEntryOf =
-    std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, sizeof(T) == 8 ? 256 : 512, 0, 128>, void>;
+using PanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, 512, 0, 128>, void>;
 // The bound of SmallPanelWhen, below: the geometry of the panel entry's blocks before 2026-12-06, kept so
 // that the same products as before take the small panel entry (a 1024^3 product, 2 of today's blocks, stays
 // on the panel entry: one block per core of this VM).
