@@ -358,7 +358,7 @@ struct HostGemmPanels {
     // acc itself, GCC gave the sums a stack array (zeroed before the k loop, stored after it and read back by
     // every update, whole tiles included), and the micro-kernel spent about 6% of its DGEMM 2048^3 samples
     // outside its k loop (perf record). Here the edges read a copy. Paired probe
-    // (perf/results/2026-12-07-host-<sha>/): 1.035x DGEMM NN 2048^3 on top of the 1024 x 512 blocks, 1.05x
+    // (perf/results/2026-12-07-host-3c210e9/): 1.035x DGEMM NN 2048^3 on top of the 1024 x 512 blocks, 1.05x
     // SGEMM NN.
     if (mr == MR && nr == kNR && rs == 1) {
       RIDGELINE_UNROLL

@@ -141,12 +141,15 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // last stolen 1024 x 512 one runs alone). MC 64 at 1024 x 512 gained less (1.029x fp32).
 // Since 2026-12-07 the kernel runs each thread's range of the league largest block first (block_of_rank,
 // gemm_panels.hpp): 1280^3 1.15x / 1.08-1.10x in the paired probe, 2048^3 unchanged (blocks of one size).
-// Since 2026-12-07 (s25) fp64 blocks are 1024 x 512 too: op(A) is packed N / BN times, and at DGEMM 2048^3
-// (A 32 MB, from DRAM each time) its packing was about 5% of the samples (perf record: the copy's loads
-// stall), with BN 256 8 times, now 4. Bp is then 1 MB (KC x BN), past the 1 MB L2 with Ap: in BLIS's
-// model Bp lives in L3, and a micro-panel of it (24 KB) in L1 while op(A)'s micro-panels pass. Predicted
-// +3% (half of op(A)'s packing); paired probe against 1024 x 256 in one process (perf/results/
-// 2026-12-07-host-<sha>/), 2048^3 NN: 1.017x-1.037x in three runs of 10-30 pairs.
+// Since 2026-12-07 (3c210e9) fp64 blocks are 1024 x 512 too: op(A) is packed N / BN times, and at DGEMM
+// 2048^3 (A 32 MB, from DRAM each time) its copy was about 5% of the samples (perf record), 8 times with BN
+// 256, now 4. Bp is then 1 MB (KC x BN), past the 1 MB L2 with Ap: in BLIS's model Bp lives in L3, and a
+// micro-panel of it (24 KB) in L1 while op(A)'s micro-panels pass. Predicted +3% (half of op(A)'s packing);
+// paired probe against 1024 x 256 in one process (perf/results/2026-12-07-host-3c210e9/, -paired-probe.txt),
+// 2048^3 NN 1.017x-1.037x (three runs of 10-30 pairs; 1024 x 1024 1.014-1.017x, 512 x 1024 0.984x). With the
+// C update of gemm_panels.hpp (3c210e9) DGEMM NN 2048^3 went from 0.916 to 0.978 of OpenBLAS in
+// ridgeline-perf (median of seven rounds), but 1536^3 from 0.951 to 0.916: its six blocks (three 1024 x 512,
+// three 512 x 512) split 5 : 4 over two threads.
 template <class T>
 using PanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, 512, 0, 128>, void>;
 // The bound of SmallPanelWhen, below: the geometry of the panel entry's blocks before 2026-12-06, kept so
