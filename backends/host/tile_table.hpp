@@ -249,6 +249,11 @@ using MultiVectorWhen = detail::when::columns_at_most<16>;
 // threads; perf/results/2026-12-04-host-8468301/): Rows with 2048-row blocks and 4 columns per pass
 // 39.6 GB/s against 34.8 with 512 rows and 8 columns; Dot with 8 rows at once 39.9 GB/s, 4 rows 37.9,
 // one row 28.4; two vectors of each row per step.
+// Since 2026-12-07 (s25) Rows adds 8 columns per pass and Dot reads one vector of each row per step: in a
+// probe alternating them with OpenBLAS in one process (4096^2, cold A, 13-15 rounds; perf/results/
+// 2026-12-07-host-<sha>/), Rows 8 columns 0.99 of OpenBLAS fp32 against 0.88-0.94 with 4 (fp64 level,
+// 1.08), and Dot one vector 1.05 fp32 / 1.06 fp64 against 0.88 / 0.91 with two; 16 rows of one vector,
+// 4 of two and software prefetch (1-4 KB ahead, into the next block) were no better or worse.
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
 template <class ExecSpace, class T, class Cfg, template <class, class, class> class Kernel>
 using GemvUnitKernel = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>,
@@ -257,7 +262,7 @@ using GemvUnitKernel = std::conditional_t<std::is_same_v<T, float> || std::is_sa
 struct GemvRowsTiles {
   static constexpr int team_size = 1, vector_length = 1, rows = 512, unroll = 8, vec = 1, scratch_level = 0;
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
-  static constexpr int simd_bytes = 64, max_block_rows = 2048, cols = 4;
+  static constexpr int simd_bytes = 64, max_block_rows = 2048, cols = 8;
   template <class ExecSpace, class T>
   using unit_kernel = GemvUnitKernel<ExecSpace, T, GemvRowsTiles, HostGemvRows>;
 #endif
@@ -267,9 +272,9 @@ struct GemvDotTiles {
                        vec = 1;
   static constexpr int scratch_level = 0;
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
-  // The vector kernel's own shape: 8 rows at once, 2 vectors of each per step.
+  // The vector kernel's own shape: 8 rows at once, 1 vector of each per step.
   struct Unit {
-    static constexpr int simd_bytes = 64, rows = 64, row_block = 8, unroll = 2;
+    static constexpr int simd_bytes = 64, rows = 64, row_block = 8, unroll = 1;
   };
   template <class ExecSpace, class T>
   using unit_kernel = GemvUnitKernel<ExecSpace, T, Unit, HostGemvDot>;
