@@ -249,11 +249,13 @@ using MultiVectorWhen = detail::when::columns_at_most<16>;
 // threads; perf/results/2026-12-04-host-8468301/): Rows with 2048-row blocks and 4 columns per pass
 // 39.6 GB/s against 34.8 with 512 rows and 8 columns; Dot with 8 rows at once 39.9 GB/s, 4 rows 37.9,
 // one row 28.4; two vectors of each row per step.
-// Since 2026-12-07 (s25) Rows adds 8 columns per pass and Dot reads one vector of each row per step: in a
-// probe alternating them with OpenBLAS in one process (4096^2, cold A, 13-15 rounds; perf/results/
-// 2026-12-07-host-<sha>/), Rows 8 columns 0.99 of OpenBLAS fp32 against 0.88-0.94 with 4 (fp64 level,
-// 1.08), and Dot one vector 1.05 fp32 / 1.06 fp64 against 0.88 / 0.91 with two; 16 rows of one vector,
-// 4 of two and software prefetch (1-4 KB ahead, into the next block) were no better or worse.
+// Since 2026-12-07 (28197ee) Rows adds 8 columns per pass and Dot reads one vector of each row per step: in a
+// probe alternating variants with OpenBLAS in one process (4096^2, cold A, 11-15 rounds; perf/results/
+// 2026-12-07-host-28197ee/), Rows 8 columns 0.99 of OpenBLAS fp32 against 0.88-0.94 with 4 (fp64 level,
+// 1.08), and Dot one vector 1.02-1.05 fp32 / 1.06 fp64 against 0.88-0.91 / 0.91 with two; 16 rows of one
+// vector, 4 of two and software prefetch (0.5-4 KB ahead, into the next block) were all below it.
+// ridgeline-perf, 14 rounds against the old shapes: 4096^2 N / T fp32 0.975 / 0.992 of OpenBLAS (0.859 /
+// 0.947 before), fp64 1.097 / 1.055 (1.046 / 0.987).
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
 template <class ExecSpace, class T, class Cfg, template <class, class, class> class Kernel>
 using GemvUnitKernel = std::conditional_t<std::is_same_v<T, float> || std::is_same_v<T, double>,
