@@ -377,6 +377,24 @@ void sweep_gemm_dmma_rect(std::int64_t m, std::int64_t n, std::int64_t k, int re
                                                                        ref, reps, base);
   gemm_candidate<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, true>, T>("128x64x16 3st 2/SM (packet entry)",
                                                                         A, B, C, ref, reps, base);
+  // What cuBLAS 13.1 runs on the H100 (ncu, 2026-12-07): K steps of 32 and warp tiles of 32 x 32 or 16 x 32,
+  // one or two teams per SM. 1024^3: 128x64x32, 4 x 2 warps, 3 stages (147 KB), 128 blocks; 512^3: 32x64x32,
+  // 2 x 2 warps, 128 blocks; TN 3001x2999x1501: 64x64x32, 2 x 2 warps. Ridgeline's small tiles run K steps of
+  // 16 at three teams per SM, so its warps meet at a barrier every 8 DMMAs, cuBLAS's every 16.
+  gemm_candidate<Dmma<128, 64, 32, 32, 32, 3, 1, true, false, true>, T>("128x64x32 w32x32 3st 1/SM", A, B, C,
+                                                                        ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 32, 32, 32, 2, 1, true, false, true>, T>("128x64x32 w32x32 2st 1/SM", A, B, C,
+                                                                        ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 16, 32, 32, 3, 2, true, false, true>, T>("128x64x16 w32x32 3st 2/SM", A, B, C,
+                                                                        ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 32, 32, 32, 3, 2, true, false, true>, T>("64x64x32 w32x32 3st 2/SM", A, B, C,
+                                                                       ref, reps, base);
+  gemm_candidate<Dmma<32, 64, 32, 16, 32, 3, 2, true, false, true>, T>("32x64x32 w16x32 3st 2/SM", A, B, C,
+                                                                       ref, reps, base);
+  gemm_candidate<Dmma<32, 64, 32, 16, 32, 3, 3, true, false, true>, T>("32x64x32 w16x32 3st 3/SM", A, B, C,
+                                                                       ref, reps, base);
+  gemm_candidate<Dmma<64, 32, 32, 32, 16, 3, 3, true, false, true>, T>("64x32x32 w32x16 3st 3/SM", A, B, C,
+                                                                       ref, reps, base);
 }
 
 // ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
