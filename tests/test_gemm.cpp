@@ -750,8 +750,6 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_FALSE(Shallow::applies(detail::GemmFacts{8192, 8192, 256, false, false, 132}));
 }
 
-// The peel and split follow the chosen entry: the packet entry on 2500^3 peels with its own tiles and
-// teams per SM, the small-tile entry runs whole, and a narrow product splits K instead of peeling.
 // GemmTileOrigin::rank_of inverts GemmTileOrigin::of: every tile and slice of grids with and without a
 // partial group of tile rows comes back to its own rank.
 TEST(GemmPlan, TileOriginRankOfInvertsOf) {
@@ -773,6 +771,8 @@ TEST(GemmPlan, TileOriginRankOfInvertsOf) {
   }
 }
 
+// The peel and split follow the chosen entry: the packet entry on 2500^3 peels with its own tiles and
+// teams per SM, the small-tile entry runs whole, and a narrow product splits K instead of peeling.
 TEST(GemmPlan, PeelAndSplitFollowTheEntry) {
   detail::GemmPlan plan;
   detail::plan_peel_and_split(plan, detail::entry_params<detail::GemmEntry<PlanBig, detail::when::packets>>(),
