@@ -26,6 +26,12 @@ struct GemmTileOrigin {
   std::int64_t k_begin, k_end;  // its K range: all of K, or its split-K slice
   int slice;                    // the slice (0 without split-K)
 
+  // The tile rows of the group starting at tile row first_m: kGroupM, fewer in the last group.
+  template <int kGroupM>
+  KOKKOS_FORCEINLINE_FUNCTION static constexpr int group_rows(int first_m, int tiles_m) {
+    return (tiles_m - first_m) < kGroupM ? (tiles_m - first_m) : kGroupM;
+  }
+
   // k_chunk: the depth of every slice but the last (a multiple of BK); k: all of K.
   template <int BM, int BN, int kGroupM>
   KOKKOS_FORCEINLINE_FUNCTION static GemmTileOrigin of(int league_rank, int tiles_m, int tiles_n,
@@ -38,7 +44,7 @@ struct GemmTileOrigin {
     const int per_group = kGroupM * tiles_n;
     const int group = r / per_group;
     const int first_m = group * kGroupM;
-    const int rows_in_group = (tiles_m - first_m) < kGroupM ? (tiles_m - first_m) : kGroupM;
+    const int rows_in_group = group_rows<kGroupM>(first_m, tiles_m);
     const int in_group = r - group * per_group;
     return {std::int64_t(first_m + in_group % rows_in_group) * BM,
             std::int64_t(in_group / rows_in_group) * BN, k_begin, k_end, slice};
@@ -50,7 +56,7 @@ struct GemmTileOrigin {
   KOKKOS_FORCEINLINE_FUNCTION static constexpr int rank_of(int mi, int ni, int slice, int tiles_m,
                                                            int tiles_n) {
     const int first_m = mi / kGroupM * kGroupM;
-    const int rows_in_group = (tiles_m - first_m) < kGroupM ? (tiles_m - first_m) : kGroupM;
+    const int rows_in_group = group_rows<kGroupM>(first_m, tiles_m);
     return slice * tiles_m * tiles_n + first_m * tiles_n + ni * rows_in_group + (mi - first_m);
   }
 };
