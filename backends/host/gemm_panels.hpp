@@ -364,12 +364,7 @@ struct HostGemmPanels {
       RIDGELINE_UNROLL
       for (int j = 0; j < kNR; ++j) {
         RIDGELINE_UNROLL
-        for (int q = 0; q < NV; ++q) {
-          TC* p = cp + j * cs + q * W;
-          Vec v = acc[j][q] * alpha;
-          if (read_c) v += load_vec(p) * scale_c;
-          store_vec(p, v);
-        }
+        for (int q = 0; q < NV; ++q) update_vec(cp + j * cs + q * W, acc[j][q], read_c, scale_c);
       }
       return;
     }
@@ -382,18 +377,20 @@ struct HostGemmPanels {
     update_edge<kNR>(sums, cp, rs, cs, mr, nr, read_c, scale_c);
   }
 
+  // One whole vector of sums into C at p: alpha times the sums, plus scale_c times C where read_c.
+  void update_vec(TC* p, const Vec& sum, bool read_c, Acc scale_c) const {
+    Vec v = sum * alpha;
+    if (read_c) v += load_vec(p) * scale_c;
+    store_vec(p, v);
+  }
+
   // A micro-tile's sums into C(0:mr, 0:nr) at cp, where it is not a whole one of a column-major C (micro).
   template <int kNR>
   void update_edge(const Vec (&acc)[kNR][NV], TC* cp, std::int64_t rs, std::int64_t cs, int mr, int nr,
                    bool read_c, Acc scale_c) const {
     if (mr == MR && rs == 1) {
       for (int j = 0; j < nr; ++j)
-        for (int q = 0; q < NV; ++q) {
-          TC* p = cp + j * cs + q * W;
-          Vec v = acc[j][q] * alpha;
-          if (read_c) v += load_vec(p) * scale_c;
-          store_vec(p, v);
-        }
+        for (int q = 0; q < NV; ++q) update_vec(cp + j * cs + q * W, acc[j][q], read_c, scale_c);
     } else if (rs == 1) {
       // A last micro-panel of mr < MR rows: whole vectors, then the first lanes of one.
       for (int j = 0; j < nr; ++j)
@@ -401,11 +398,10 @@ struct HostGemmPanels {
           const int lanes = mr - q * W;
           if (lanes <= 0) break;
           TC* p = cp + j * cs + q * W;
-          Vec v = acc[j][q] * alpha;
           if (lanes >= W) {
-            if (read_c) v += load_vec(p) * scale_c;
-            store_vec(p, v);
+            update_vec(p, acc[j][q], read_c, scale_c);
           } else {
+            Vec v = acc[j][q] * alpha;
             if (read_c) v += load_vec_first<Vec>(p, lanes) * scale_c;
             store_vec_first(p, v, lanes);
           }
