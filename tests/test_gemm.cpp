@@ -2146,8 +2146,8 @@ TEST(GemmDmma, SmallTileEntry) {
 
 // The small-tile entry through ridgeline::gemm, on a shape this device runs on it: three tile rows of
 // the packet entry over one tile column more than its team slots, so three whole waves and a last one
-// of three tiles; tails in M, N and K, every transpose pair, beta zero (C poisoned) and not, and a
-// bit-identical rerun.
+// of three tiles; tails in M, N and K, every transpose pair, beta zero (C poisoned) and not, alpha 1 with
+// beta 0 (the plain product), and a bit-identical rerun.
 TEST(GemmDmma, SmallTileEntryThroughGemm) {
   using Big = detail::GemmPacketCfg<Exec, double>;
   const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec());
@@ -2156,8 +2156,8 @@ TEST(GemmDmma, SmallTileEntryThroughGemm) {
   const std::int64_t m = 2 * Big::bm + 6, n = slots * Big::bn + 8, k = 38;
   std::uint64_t seed = 9400;
   for (const char* t : {"NN", "NT", "TN", "TT"}) {
-    for (double beta : {0.0, 0.5}) {
-      const GemmCase c{m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, 0.7, beta, Dt::f64, seed += 3};
+    for (const auto& [alpha, beta] : {std::pair{0.7, 0.0}, std::pair{0.7, 0.5}, std::pair{1.0, 0.0}}) {
+      const GemmCase c{m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, alpha, beta, Dt::f64, seed += 3};
       auto A = make_matrix<double, Kokkos::LayoutLeft>("A", t[0] == 'T' ? k : m, t[0] == 'T' ? m : k);
       auto B = make_matrix<double, Kokkos::LayoutLeft>("B", t[1] == 'T' ? n : k, t[1] == 'T' ? k : n);
       EXPECT_EQ(

@@ -15,6 +15,8 @@
 // at work + s * M * N) and c_packets (C's rows are unit-stride and every column starts 16-byte aligned).
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "ridgeline/detail/compat.hpp"
 #include "ridgeline/detail/strided.hpp"
@@ -101,6 +103,26 @@ struct GemmEpilogue {
     return std::uint64_t(i - lo) < span;
   }
 
+  // x == 0 (either sign), tested on the bits with integer compares for float and double. The DMMA kernels'
+  // epilogue tested beta != 0 once per stored element in DSETP (ptxas rematerialised the predicate after
+  // the K loop rather than keep it), which waits on the FP64 pipe behind the other teams' DMMAs: under ncu
+  // on the H100, DGEMM 8192^2 x 256, 12% of the 64 x 64 DMMA kernel's warp samples
+  // (perf/results/2026-12-07-h100-77bea0a/). With the bits, 64 ISETPs on the integer pipe take the 32 DSETPs'
+  // place and nothing else in the kernel changes (SASS of instances_f64.cpp.o, local memory the same).
+  KOKKOS_FORCEINLINE_FUNCTION static bool is_zero(const Acc& x) {
+    if constexpr (std::is_same_v<Acc, double>) {
+      std::uint64_t b;
+      std::memcpy(&b, &x, sizeof b);
+      return (b << 1) == 0;
+    } else if constexpr (std::is_same_v<Acc, float>) {
+      std::uint32_t b;
+      std::memcpy(&b, &x, sizeof b);
+      return (b << 1) == 0;
+    } else {
+      return x == Acc(0);
+    }
+  }
+
   // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.
   // (m0, n0) is the tile's origin; rows under m_lo and columns left of n_lo belong to another tile
   // (a tile moved back inside C at the edges, tile_inside_origin) and are not stored.
@@ -133,7 +155,7 @@ struct GemmEpilogue {
     const Strided2D<T>& c = k.c;
     const Acc alpha = k.alpha, beta = k.beta;
     const bool c_packets = k.c_packets;
-    const bool read_c = beta != Acc(0);
+    const bool read_c = !is_zero(beta);
     if constexpr (c_packet_capable) {
       if (c_packets) {
         // Rows come in runs of kRowRun, so rows i0 .. i0 + kCV - 1 of the grid are consecutive.
