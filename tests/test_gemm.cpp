@@ -701,6 +701,9 @@ struct PlanTinyTwoTeams : PlanTiny {
 struct PlanTinyDeep : PlanTinyTwoTeams {
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
 };
+struct PlanTinyRagged : PlanTinyTwoTeams {
+  static constexpr int ragged_slice_steps = 16;
+};
 TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   using Sub = detail::when::wave_share_of<PlanBig, 0, 60>;
   const auto sub = [](std::int64_t m, std::int64_t n, bool packets = true) {
@@ -743,6 +746,22 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::plan_k_split(deep, 16384, 64, 12287, 132, 8).slices, 1);
   EXPECT_EQ(detail::plan_k_split(deep, 1024, 1024, 1024, 132, 8).slices, 1);
   EXPECT_EQ(detail::plan_k_split(deep, 512, 512, 512, 132, 8).slices, 4);  // the two-team split still applies
+  // Past a wave: 1021 x 1031 x 1033 is 16 x 17 = 272 tiles for 264 slots of two teams, the last wave 8
+  // tiles; over all 528 slots of four teams, in slices of at least 16 steps (65 steps hold 4), 3 slices
+  // (816 teams, two waves) beat 2 (544, two waves) and 4 (1088, three). Without ragged_slice_steps, one
+  // slice. A last wave just past a quarter full (16 x 21 = 336 tiles: 72, 27% of 264) and exactly one
+  // wave (4 x 66 = 264 tiles) keep one slice; so does K 511, under two slices of 16 steps.
+  const detail::GemmEntryParams ragged = detail::tile_params<PlanTinyRagged>();
+  EXPECT_EQ(ragged.ragged_slice_steps, 16);
+  EXPECT_EQ(two.ragged_slice_steps, 0);
+  EXPECT_EQ(detail::plan_k_split(two, 1021, 1031, 1033, 132, 4).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(ragged, 1021, 1031, 1033, 132, 4).slices, 3);
+  EXPECT_EQ(detail::plan_k_split(ragged, 1021, 1031, 1033, 132, 4).k_chunk, 22 * 16);
+  EXPECT_EQ(detail::plan_k_split(ragged, 1021, 1031 + 4 * 64, 1033, 132, 4).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(ragged, 4 * 64, 66 * 64, 1033, 132, 4).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(ragged, 4 * 64, 66 * 64 + 1, 1033, 132, 4).slices, 3);
+  EXPECT_EQ(detail::plan_k_split(ragged, 1021, 1031, 511, 132, 4).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(ragged, 1024, 1024, 1024, 132, 4).slices, 1);  // under a wave: two's split
   // Short K: at most kMaxK deep, with packets.
   using Shallow = detail::when::depth_at_most<2048>;
   EXPECT_TRUE(Shallow::applies(detail::GemmFacts{8192, 8192, 2048, true, false, 132}));

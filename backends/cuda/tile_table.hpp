@@ -326,6 +326,12 @@ struct GemmTilesFp32Small {
   static constexpr int team_size = 128, vector_length = 1, stages = 2, min_blocks = 4;
   static constexpr int scratch_level = 0, group_m = 8;
   static constexpr int split_teams_per_cu = 2, min_slice_steps = 2;
+  // 1021 x 1031 x 1033 is 272 tiles for 264 split slots: one slice left 8 tiles to a second wave. Past a
+  // wave with the last one at most a quarter full, the plan splits over all 528 slots, 16 K steps a slice at
+  // least (ragged_slice_steps, gemm_plan.hpp): 3 slices there. `ridgeline tune --slices 1,2,3,4,6` on the
+  // H100 (perf/results/2026-12-07-h100-585d245/, -tune32.txt), against the table's one slice: 2 slices
+  // 1.021x, 3 1.080x, 4 1.062x, 6 1.038x. cuBLAS splits the same product three ways.
+  static constexpr int ragged_slice_steps = 16;
   static constexpr bool prefer_l1 = true;
   static constexpr int max_depth = 192;
 };

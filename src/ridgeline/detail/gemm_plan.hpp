@@ -250,13 +250,17 @@ struct GemmEntry {
 // slices of at least min_slice_steps K steps (Cfg::min_slice_steps, else 16), at most max_slices
 // (Cfg::max_slices, else 16). An entry may also name deep_split_teams_per_cu and deep_slice_steps: on
 // products deep enough for slices of that many K steps, it fills that many teams per compute unit
-// instead (more slices), since there each slice's partial costs little against its products.
+// instead (more slices), since there each slice's partial costs little against its products. An entry
+// may name ragged_slice_steps: a product of one to two waves of its split's teams whose last wave is at
+// most a quarter full is split over all the teams its compute units hold (min_blocks each), in slices
+// of at least that many K steps, where one slice would leave that last wave nearly empty.
 struct GemmEntryParams {
   int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
   GemmRole role = GemmRole::general;
   bool needs_packets = false;
   int min_slice_steps = 16, max_slices = 16, split_teams = 1;
   int deep_split_teams = 0, deep_slice_steps = 0;  // 0: no deep split
+  int ragged_slice_steps = 0;                      // 0: no split past a wave
 };
 template <class Cfg, class = void>
 struct DeepSplit {
@@ -266,6 +270,11 @@ template <class Cfg>
 struct DeepSplit<Cfg, std::void_t<decltype(Cfg::deep_split_teams_per_cu + Cfg::deep_slice_steps)>> {
   static constexpr int teams = Cfg::deep_split_teams_per_cu, steps = Cfg::deep_slice_steps;
 };
+template <class Cfg, class = void>
+struct RaggedSliceSteps : std::integral_constant<int, 0> {};
+template <class Cfg>
+struct RaggedSliceSteps<Cfg, std::void_t<decltype(Cfg::ragged_slice_steps)>>
+    : std::integral_constant<int, Cfg::ragged_slice_steps> {};
 template <class Cfg, class = void>
 struct SplitTeams : std::integral_constant<int, Cfg::min_blocks> {};
 template <class Cfg>
@@ -288,6 +297,7 @@ GemmEntryParams tile_params() {
   p.min_slice_steps = MinSliceSteps<Cfg>::value, p.max_slices = MaxSlices<Cfg>::value;
   p.split_teams = SplitTeams<Cfg>::value;
   p.deep_split_teams = DeepSplit<Cfg>::teams, p.deep_slice_steps = DeepSplit<Cfg>::steps;
+  p.ragged_slice_steps = RaggedSliceSteps<Cfg>::value;
   return p;
 }
 template <class E>
@@ -417,6 +427,11 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
         choose_k_slices(tiles, k, p.bk, compute_units * p.deep_split_teams, p.deep_slice_steps, p.max_slices);
     if (deep > slices) slices = deep;
   }
+  const std::int64_t split_slots = compute_units * p.split_teams;
+  if (slices == 1 && p.ragged_slice_steps > 0 && split_slots > 0 && tiles > split_slots &&
+      tiles < 2 * split_slots && 4 * (tiles - split_slots) <= split_slots)
+    slices =
+        choose_k_slices(tiles, k, p.bk, compute_units * p.min_blocks, p.ragged_slice_steps, p.max_slices);
   if (slices == 1) return {1, k};
   return within_workspace(split_k(k, p.bk, slices), m, n, k, acc_bytes);
 }
