@@ -2267,7 +2267,7 @@ TEST(GemmPlan, Fp64UnderAWaveOnFewColumnTiles) {
     };
     const detail::GemmEntryParams p = detail::entry_params<detail::GemmEntry<F, detail::when::packets>>();
     for (const auto& [m, n, k] : std::vector<std::array<std::int64_t, 3>>{
-             {256, 256, 256}, {512, 512, 512}, {512, 512, F::max_depth}}) {
+             {256, 256, 256}, {384, 384, 384}, {384, 384, F::max_depth}}) {
       const TileConfig c = plan(m, n, k);
       EXPECT_EQ(c.bm, F::bm) << m << "x" << n << "x" << k;
       EXPECT_EQ(c.bn, F::bn) << m << "x" << n << "x" << k;
@@ -2280,11 +2280,52 @@ TEST(GemmPlan, Fp64UnderAWaveOnFewColumnTiles) {
     const std::int64_t under = (F::max_wave_percent * slots - 1) / 100 / 16;
     EXPECT_EQ(plan(16 * F::bm, under * F::bn, 512).bn, F::bn) << under;
     EXPECT_NE(plan(16 * F::bm, (under + 1) * F::bn, 512).bn, F::bn) << under + 1;
-    EXPECT_NE(plan(512, 512, F::max_depth + 16).bn, F::bn);
+    EXPECT_NE(plan(384, 384, F::max_depth + 16).bn, F::bn);
     std::uint64_t seed = 9400;
     for (const char* t : {"NN", "NT", "TN", "TT"})
       for (double beta : {0.0, 0.5})
         run({300, 260, 200, t[0], t[1], Lay::left, Lay::left, Lay::left, -0.75, beta, Dt::f64, seed += 3});
+    return;
+  }
+#endif
+  GTEST_SKIP() << "a CUDA table rule";
+}
+
+// CUDA fp64 products whose 32 x 64 tiles fill min_wave_percent to max_wave_percent of a wave of their slots,
+// K up to max_depth, run those tiles in K steps of 32 (tile_table.hpp, GemmTilesFp64DmmaK32), one slice;
+// fewer or more tiles, or a deeper K, do not. Plans only, on this device's SMs; and such products run
+// against the reference in every orientation, K a multiple of 32 and not.
+TEST(GemmPlan, Fp64HalfAWaveOnK32Tiles) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    using F = backends::cuda::GemmTilesFp64DmmaK32;
+    const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec());
+    const std::int64_t slots = cu * F::min_blocks;
+    const auto plan = [](std::int64_t m, std::int64_t n, std::int64_t k) {
+      return gemm_tile_config(Exec(), "N", "N", plan_only_view<double>(m, k), plan_only_view<double>(k, n));
+    };
+    // 16 rows of tiles and just enough columns of them for min_wave_percent, and just under max_wave_percent.
+    const std::int64_t low = (F::min_wave_percent * slots + 16 * 100 - 1) / (16 * 100);
+    const std::int64_t high = (F::max_wave_percent * slots - 1) / 100 / 16;
+    ASSERT_LE(low, high);
+    for (const std::int64_t cols : {low, high}) {
+      const TileConfig c = plan(16 * F::bm, cols * F::bn, 512);
+      EXPECT_EQ(c.bm, F::bm) << cols;
+      EXPECT_EQ(c.bn, F::bn) << cols;
+      EXPECT_EQ(c.bk, F::bk) << cols;
+      EXPECT_EQ(c.k_slices, 1) << cols;
+    }
+    EXPECT_NE(plan(16 * F::bm, (low - 1) * F::bn, 512).bk, F::bk) << low - 1;
+    EXPECT_NE(plan(16 * F::bm, (high + 1) * F::bn, 512).bk, F::bk) << high + 1;
+    EXPECT_NE(plan(16 * F::bm, high * F::bn, F::max_depth + 32).bk, F::bk);
+    std::uint64_t seed = 9500;
+    // Edge tiles in both directions; even m and n keep every column 16-byte aligned (packets).
+    const std::int64_t m = 16 * F::bm - 6, n = high * F::bn - 2;
+    ASSERT_EQ(plan(m, n, 300).bk, F::bk);
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (const std::int64_t k : {std::int64_t(300), std::int64_t(F::max_depth)})
+        for (double beta : {0.0, 0.5})
+          run({m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, -0.75, beta, Dt::f64, seed += 3});
     return;
   }
 #endif

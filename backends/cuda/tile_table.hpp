@@ -136,9 +136,9 @@ struct GemmTilesFp64Dmma {
 // (perf/results/2026-12-02-h200-d7f0a5b/h200-2026-12-02-d7f0a5b-sweep.txt): 1.011x on 8192^3 (128x64),
 // 1.030x on 2500^3 (the 64x64 small entry); copies after the products with it 0.99x. The step's own
 // instructions are not what limits these entries: two warps per scheduler already hide them.
-template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kStages, int kMinBlocks>
+template <class Self, int kBm, int kBn, int kWarpM, int kWarpN, int kStages, int kMinBlocks, int kBk = 16>
 struct DmmaAsyncEntry {
-  static constexpr int bm = kBm, bn = kBn, bk = 16;
+  static constexpr int bm = kBm, bn = kBn, bk = kBk;
   static constexpr int warp_m = kWarpM, warp_n = kWarpN;
   static constexpr int tm = warp_m / 8, tn = warp_n / 4;  // accumulators per lane
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
@@ -417,6 +417,17 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 64, 32, 32, 16, 3, 4> {
   static constexpr int max_columns = 16;
   static constexpr int max_wave_percent = 75, max_depth = 1024;
+};
+
+// fp64 products whose 32 x 64 tiles fill 40% to 75% of a wave of their slots (two teams per SM), K up to
+// max_depth: K steps of 32 on 32x64 tiles, four warps of 16 x 32, three stages (81 KB), one slice.
+// cuBLAS 13.1 runs DGEMM 512^3 so, in one launch (ncu on the H100,
+// perf/results/2026-12-07-h100-77bea0a/: 11.4 us), where the few-column tiles' two slices and their reduce
+// took 11.2 + 6.7 us. DMMA rect sweep on the H100 (perf/results/2026-12-07-h100-585d245/, -sweep.txt), 512^3:
+// 0.022 ms against 0.023 for the few-column tiles and 0.025 for ridgeline::gemm; at 1024^3 (194% of a wave)
+// 0.070 against 0.062.
+struct GemmTilesFp64DmmaK32 : DmmaAsyncEntry<GemmTilesFp64DmmaK32, 32, 64, 16, 32, 3, 2, 32> {
+  static constexpr int min_wave_percent = 40, max_wave_percent = 75, max_depth = 1024;
 };
 
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
@@ -829,6 +840,11 @@ struct Tiles {
                         detail::when::columns_at_most_dot<GemmMultiVectorDotTiles<double>::max_vectors>>,
       detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
                         detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::max_columns>>,
+      detail::GemmEntry<GemmTilesFp64DmmaK32,
+                        detail::when::both<detail::when::wave_share_of<
+                                               GemmTilesFp64DmmaK32, GemmTilesFp64DmmaK32::min_wave_percent,
+                                               GemmTilesFp64DmmaK32::max_wave_percent>,
+                                           detail::when::depth_at_most<GemmTilesFp64DmmaK32::max_depth>>>,
       detail::GemmEntry<
           GemmTilesFp64DmmaFewColumns,
           detail::when::both<detail::when::wave_share_of<GemmTilesFp64DmmaFewColumns, 0,
