@@ -46,6 +46,77 @@ namespace ridgeline::backends::host {
 
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
 
+// The cuts of C into blocks that a launch runs: blocks of bm rows and bn columns, the last of each extent
+// shorter. The plan counts the league in the entry's BM x BN blocks (tiles_m x tiles_n); a launch may cut C
+// into as many blocks of other sizes, at most BM x BN, so that its threads get even work.
+struct PanelCuts {
+  int bm, bn;
+};
+
+// When the threads finish, in elements of C (every block of a launch has the same depth): m x n cut into
+// bm x bn blocks, largest first, each to the thread that is free first, which is what the league's dealing
+// (block_of_rank: ranges run largest first) and Kokkos's stealing come to. 0 for more than 64 threads.
+constexpr std::int64_t panel_makespan(std::int64_t m, std::int64_t n, PanelCuts cuts, int threads) {
+  if (threads < 1 || threads > 64 || m <= 0 || n <= 0) return 0;
+  const std::int64_t tm = (m + cuts.bm - 1) / cuts.bm, tn = (n + cuts.bn - 1) / cuts.bn;
+  const std::int64_t lm = m - (tm - 1) * cuts.bm, ln = n - (tn - 1) * cuts.bn;
+  // The four sizes (whole or edge in each extent) with their counts, largest first.
+  std::int64_t area[4] = {std::int64_t(cuts.bm) * cuts.bn, lm * cuts.bn, std::int64_t(cuts.bm) * ln, lm * ln};
+  std::int64_t count[4] = {(tm - 1) * (tn - 1), tn - 1, tm - 1, 1};
+  for (int i = 1; i < 4; ++i)
+    for (int j = i; j > 0 && area[j - 1] < area[j]; --j) {
+      const std::int64_t a = area[j - 1], c = count[j - 1];
+      area[j - 1] = area[j], count[j - 1] = count[j];
+      area[j] = a, count[j] = c;
+    }
+  std::int64_t load[64] = {};
+  for (int q = 0; q < 4; ++q)
+    for (std::int64_t b = 0; b < count[q]; ++b) {
+      int t = 0;
+      for (int u = 1; u < threads; ++u)
+        if (load[u] < load[t]) t = u;
+      load[t] += area[q];
+    }
+  std::int64_t most = 0;
+  for (int u = 0; u < threads; ++u) most = std::max(most, load[u]);
+  return most;
+}
+
+// The cuts a launch of tiles_m x tiles_n blocks of the entry's BM x BN over m x n runs on `threads` threads:
+// the entry's own, unless cutting either extent (or both) evenly into the same number of blocks, in multiples
+// of MR rows and NR columns, ends the last thread at least 2% sooner (panel_makespan). The league, and so the
+// count of blocks, is the plan's. Split-K launches (slices > 1), one thread, leagues of more than 16 blocks a
+// thread (the imbalance is a small part of a thread's work) and a league that is not ceil(m / BM) x ceil(n /
+// BN) keep the entry's cuts. At DGEMM 1536^3 on two threads (1024 x 512 blocks) the entry's six blocks, three
+// 1024 x 512 and three 512 x 512, split 5 : 4 units of 512 x 512 over the threads; 768 x 512 splits 4.5
+// : 4.5.
+constexpr PanelCuts panel_cuts(std::int64_t m, std::int64_t n, int tiles_m, int tiles_n, int slices, int BM,
+                               int BN, int MR, int NR, int threads) {
+  const PanelCuts entry{BM, BN};
+  if (threads <= 1 || threads > 64 || slices > 1 || m <= 0 || n <= 0) return entry;
+  if ((m + BM - 1) / BM != tiles_m || (n + BN - 1) / BN != tiles_n) return entry;
+  if (std::int64_t(tiles_m) * tiles_n > 16 * std::int64_t(threads)) return entry;
+  // An extent cut evenly into `tiles` blocks of a multiple of g, or the entry's cut where that leaves the
+  // last block empty.
+  const auto even = [](std::int64_t extent, int tiles, int g, int entry_cut) {
+    const std::int64_t cut = ((extent + tiles - 1) / tiles + g - 1) / g * g;
+    return cut <= entry_cut && (tiles - 1) * cut < extent ? static_cast<int>(cut) : entry_cut;
+  };
+  const int em = even(m, tiles_m, MR, BM), en = even(n, tiles_n, NR, BN);
+  const PanelCuts candidates[3] = {{em, BN}, {BM, en}, {em, en}};
+  PanelCuts best = entry;
+  const std::int64_t base = panel_makespan(m, n, entry, threads);
+  std::int64_t best_span = base;
+  for (const PanelCuts& x : candidates) {
+    const std::int64_t span = panel_makespan(m, n, x, threads);
+    if (span < best_span && 100 * span <= 98 * base) {
+      best = x;
+      best_span = span;
+    }
+  }
+  return best;
+}
+
 // Cfg: bm x bn the team's block of C, bk the K step (KC), mc the rows of op(A) packed at once (MC),
 // tm x tn the micro-tile (MR x NR, MR a multiple of the vector width), simd_bytes the vector width.
 template <class ExecSpace, class Cfg, class T, class Acc, bool kAFastM, bool kBFastN, class TC = T>
@@ -100,7 +171,27 @@ struct HostGemmPanels {
     T* Ap = static_cast<T*>(scratch.get_shmem_aligned(sizeof(T) * MC * KC, 64));  // MC / MR x (KC, MR)
     T* Bp = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kPanelsB * NR * KC, 64));  // kPanelsB x (KC, NR)
-    block(block_of_rank(team.league_rank(), team.league_size(), league_threads()), Ap, Bp);
+    const int threads = league_threads();
+    block(block_of_rank(team.league_rank(), team.league_size(), threads), Ap, Bp, cuts(threads));
+  }
+
+  // This launch's cuts of C on `threads` threads (panel_cuts).
+  PanelCuts cuts(int threads) const {
+    return panel_cuts(c.rows, c.cols, tiles_m, tiles_n, k_slices, BM, BN, MR, NR, threads);
+  }
+
+  // League rank r's block under the cuts: its origin and K range, and its rows and columns.
+  struct Block {
+    detail::GemmTileOrigin tile;
+    int mb, nb;
+  };
+  Block block_at(int r, PanelCuts cut) const {
+    auto tile =
+        detail::GemmTileOrigin::of<BM, BN, Cfg::group_m>(r, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
+    tile.m0 = tile.m0 / BM * cut.bm;
+    tile.n0 = tile.n0 / BN * cut.bn;
+    return {tile, static_cast<int>(std::min<std::int64_t>(cut.bm, c.rows - tile.m0)),
+            static_cast<int>(std::min<std::int64_t>(cut.bn, c.cols - tile.n0))};
   }
 
   // The threads Kokkos partitions the league over: OpenMP's pool (the league's parallel region), else 1 (the
@@ -121,7 +212,8 @@ struct HostGemmPanels {
   // or edge in M, in N, and along K across split-K slices; the larger class first, within a class m fastest,
   // then n, then the slice), are dealt round robin over the threads' ranges: every range runs its largest
   // blocks first, and a steal takes the smallest left. Blocks of one size (2048^3), or one thread, keep the
-  // rank order. Which thread computes a block changes, never how: every element sums in the same order.
+  // rank order. The sizes are those of the launch's cuts on `threads` threads (cuts). Which thread computes a
+  // block changes, never how: every element sums in the same order.
   int block_of_rank(int r, int league, int threads) const {
     const std::int64_t k = a.cols;
     const std::int64_t last_depth = k_slices > 1 ? k - std::int64_t(k_slices - 1) * k_chunk : k;
@@ -141,9 +233,10 @@ struct HostGemmPanels {
       out[n++] = {tiles - 1, 1, last};
       return n;
     };
+    const PanelCuts cut = cuts(threads);
     Part pm[2], pn[2], ps[2];
-    const int nm = parts(tiles_m, BM, c.rows - std::int64_t(tiles_m - 1) * BM, pm);
-    const int nn = parts(tiles_n, BN, c.cols - std::int64_t(tiles_n - 1) * BN, pn);
+    const int nm = parts(tiles_m, cut.bm, c.rows - std::int64_t(tiles_m - 1) * cut.bm, pm);
+    const int nn = parts(tiles_n, cut.bn, c.cols - std::int64_t(tiles_n - 1) * cut.bn, pn);
     const int ns = parts(k_slices, full_depth, last_depth, ps);
     if (threads <= 1 || nm * nn * ns == 1) return r;
     struct Class {
@@ -202,15 +295,12 @@ struct HostGemmPanels {
     };
     T* Ap = aligned(buffer.data());
     T* Bp = aligned(Ap + kA);
-    for (int r = 0; r < league; ++r) block(r, Ap, Bp);
+    for (int r = 0; r < league; ++r) block(r, Ap, Bp, cuts(1));
   }
 
-  // League rank r's block of C (and K slice), with its panels packed at Ap and Bp.
-  void block(int r, T* Ap, T* Bp) const {
-    const auto tile =
-        detail::GemmTileOrigin::of<BM, BN, Cfg::group_m>(r, tiles_m, tiles_n, k_slices, k_chunk, a.cols);
-    const int mb = static_cast<int>(std::min<std::int64_t>(BM, c.rows - tile.m0));
-    const int nb = static_cast<int>(std::min<std::int64_t>(BN, c.cols - tile.n0));
+  // League rank r's block of C (and K slice) under the launch's cuts, with its panels packed at Ap and Bp.
+  void block(int r, T* Ap, T* Bp, PanelCuts cut) const {
+    const auto [tile, mb, nb] = block_at(r, cut);
     // Where this block's sums go: C itself, or its slice of the split-K partials.
     const bool partial = k_slices > 1;
     TC* const out = partial ? work + std::int64_t(tile.slice) * c.rows * c.cols : c.data;

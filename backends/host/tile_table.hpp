@@ -150,6 +150,11 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // C update of gemm_panels.hpp (3c210e9) DGEMM NN 2048^3 went from 0.916 to 0.978 of OpenBLAS in
 // ridgeline-perf (median of seven rounds), but 1536^3 from 0.951 to 0.916: its six blocks (three 1024 x 512,
 // three 512 x 512) split 5 : 4 over two threads.
+// Since 2026-12-07 a launch of at most 16 blocks a thread may cut C into the plan's count of blocks of other
+// sizes (panel_cuts, gemm_panels.hpp): each extent cut evenly, in whole micro-panels, where that ends the
+// busiest thread at least 2% sooner. 1536^3 on two threads runs six 768 x 512 blocks, 3 : 3; 1280^3 640 x
+// 512; 2048^3, 2047^3 and 4097^2 x 256 keep 1024 x 512. Paired probe against 585d245 in one process (15
+// rounds, perf/results/2026-12-07-host-<sha>/): DGEMM NN 1536^3 1.049x, SGEMM 1.059x, DGEMM 1280^3 1.042x.
 template <class T>
 using PanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, 512, 0, 128>, void>;
 // The bound of SmallPanelWhen, below: the geometry of the panel entry's blocks before 2026-12-06, kept so
