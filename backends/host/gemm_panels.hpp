@@ -132,7 +132,13 @@ struct HostGemmPanels {
   static constexpr bool a_fast_m = kAFastM, b_fast_n = kBFastN, vector_capable = false;
   static constexpr bool c_packet_capable = false;
 
-  static constexpr int BM = Cfg::bm, BN = Cfg::bn, KC = Cfg::bk, MC = Cfg::mc;
+  // KC: the entry's kc where it names one (the K step of the packed panels; its bk is the plan's, for split-K
+  // slices), else bk.
+  template <class C, class = void>
+  struct KStep : std::integral_constant<int, C::bk> {};
+  template <class C>
+  struct KStep<C, std::void_t<decltype(C::kc)>> : std::integral_constant<int, C::kc> {};
+  static constexpr int BM = Cfg::bm, BN = Cfg::bn, KC = KStep<Cfg>::value, MC = Cfg::mc;
   static constexpr int MR = Cfg::tm, NR = Cfg::tn;
   static constexpr int W = Cfg::simd_bytes / static_cast<int>(sizeof(T));
   static constexpr int NV = MR / W;                    // vectors down a column of the micro-tile

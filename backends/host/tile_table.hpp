@@ -107,11 +107,13 @@ using MultiVectorEntryOf = void;
 // and 32 x 14 level, 64 x 6 worse.
 // Since 2026-12-06 the blocks are 1024 x 512 (fp32) and 1024 x 256 (fp64), MC 128, and since 2026-12-07
 // 1024 x 512 in both types (PanelEntryOf, below).
-template <class T, int kBm, int kBn, int kInPlaceBytes = 0, int kMc = 96>
+template <class T, int kBm, int kBn, int kInPlaceBytes = 0, int kMc = 96, int kKc = 256>
 struct GemmPanelTiles {
   static constexpr int simd_bytes = 64;
   static constexpr int tm = 2 * simd_bytes / int(sizeof(T)), tn = 12, fm = tm, fn = tn;
-  static constexpr int bm = kBm, bn = kBn, bk = 256, mc = kMc;
+  // bk: the plan's K step (split-K slices are multiples of it); kc: the kernel's (KC, the packed panels'
+  // depth).
+  static constexpr int bm = kBm, bn = kBn, bk = 256, kc = kKc, mc = kMc;
   // Blocks whose op(A) and op(B) (over the block's K range) take at most this many bytes are multiplied
   // where they lie, without packing (gemm_panels.hpp); 0: always packed.
   static constexpr int in_place_bytes = kInPlaceBytes;
@@ -155,8 +157,15 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // busiest thread at least 2% sooner. 1536^3 on two threads runs six 768 x 512 blocks, 3 : 3; 1280^3 640 x
 // 512; 2048^3, 2047^3 and 4097^2 x 256 keep 1024 x 512. Paired probe against 585d245 in one process (15
 // rounds, perf/results/2026-12-07-host-<sha>/): DGEMM NN 1536^3 1.049x, SGEMM 1.059x, DGEMM 1280^3 1.042x.
+// Since 2026-12-07 fp64 packs K 512 deep, 64 rows of op(A) at a time (Ap 256 KB as before; Bp 2 MB, its
+// micro-panels 48 KB): half the C updates and op(B) micro-panel starts. Paired probe against 585d245 (15
+// rounds, DGEMM 2048^3): KC 512 / MC 64 NN 1.023x, TN 1.028x; KC 512 / MC 128 1.015x / 1.020x; KC 384 1.012x
+// / 1.011x.
 template <class T>
-using PanelEntryOf = std::conditional_t<kPanelType<T>, GemmPanelTiles<T, 1024, 512, 0, 128>, void>;
+using PanelEntryOf =
+    std::conditional_t<kPanelType<T>,
+                       GemmPanelTiles<T, 1024, 512, 0, sizeof(T) == 8 ? 64 : 128, sizeof(T) == 8 ? 512 : 256>,
+                       void>;
 // The bound of SmallPanelWhen, below: the geometry of the panel entry's blocks before 2026-12-06, kept so
 // that the same products as before take the small panel entry (a 1024^3 product, 2 of today's blocks, stays
 // on the panel entry: one block per core of this VM).
