@@ -155,12 +155,16 @@ constexpr bool kPanelType = std::is_same_v<T, float> || std::is_same_v<T, double
 // Since 2026-12-07 a launch of at most 16 blocks a thread may cut C into the plan's count of blocks of other
 // sizes (panel_cuts, gemm_panels.hpp): each extent cut evenly, in whole micro-panels, where that ends the
 // busiest thread at least 2% sooner. 1536^3 on two threads runs six 768 x 512 blocks, 3 : 3; 1280^3 640 x
-// 512; 2048^3, 2047^3 and 4097^2 x 256 keep 1024 x 512. Paired probe against 585d245 in one process (15
-// rounds, perf/results/2026-12-07-host-<sha>/): DGEMM NN 1536^3 1.049x, SGEMM 1.059x, DGEMM 1280^3 1.042x.
-// Since 2026-12-07 fp64 packs K 512 deep, 64 rows of op(A) at a time (Ap 256 KB as before; Bp 2 MB, its
-// micro-panels 48 KB): half the C updates and op(B) micro-panel starts. Paired probe against 585d245 (15
-// rounds, DGEMM 2048^3): KC 512 / MC 64 NN 1.023x, TN 1.028x; KC 512 / MC 128 1.015x / 1.020x; KC 384 1.012x
-// / 1.011x.
+// 512; 2048^3, 2047^3 and 4097^2 x 256 keep 1024 x 512. ridgeline-perf against 585d245, seven rounds
+// (perf/results/2026-12-07-host-8f2becd/): DGEMM NN 1536^3 0.940 -> 1.038 of OpenBLAS (Ridgeline 1.101x in
+// the same round), SGEMM 0.990 -> 1.089; 1280^3 level (DGEMM 0.995x, SGEMM 1.016x; the paired probe
+// had 1.042x). Since 2026-12-07 fp64 packs K 512 deep, 64 rows of op(A) at a time (Ap 256 KB as before; Bp 2
+// MB, its micro-panels 48 KB): half the C updates and op(B) micro-panel starts. Paired probe against 585d245
+// (15 rounds, DGEMM 2048^3): KC 512 / MC 64 NN 1.023x, TN 1.028x; KC 512 / MC 128 1.015x / 1.020x; KC
+// 384 1.012x / 1.011x. ridgeline-perf, seven rounds, Ridgeline against the cuts alone in the same round:
+// DGEMM 2048^3 NN 1.020x, NT 1.035x, TN 1.047x, TT 1.007x, 2047^3 1.036x; 4097^2 x 256 0.987x (K 256 is one
+// step either way: only MC changed there). DGEMM NN 2048^3 1.011 of OpenBLAS (0.976-1.040), where 585d245
+// ran 1.006 in the same rounds (perf/results/2026-12-07-host-8f2becd/).
 template <class T>
 using PanelEntryOf =
     std::conditional_t<kPanelType<T>,
