@@ -2161,6 +2161,11 @@ TEST(GemmDmma, SliceLoopEntryTiles) {
 TEST(GemmDmma, SmallTileEntry) {
   run_dmma_tiles_all<backends::cuda::GemmTilesFp64DmmaSmall>();
 }
+// The short-K small tiles, whose epilogue stores alpha 1 / beta 0 products as summed (store_as_summed); with
+// alpha 0.7 and beta -0.4 here, its other path (SmallTileEntryThroughGemm runs alpha 1, beta 0 on them).
+TEST(GemmDmma, ShortTileEntry) {
+  run_dmma_tiles_all<backends::cuda::GemmTilesFp64DmmaShort>();
+}
 #endif  // RIDGELINE_TEST_DMMA_TILES
 
 // The small-tile entry through ridgeline::gemm, on a shape this device runs on it: three tile rows of

@@ -387,6 +387,20 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
   static constexpr int deep_split_teams_per_cu = 3, deep_slice_steps = 256;
 };
 
+// The small tiles for products of K at most short_depth (the first depth_at_most entry below, and the batched
+// list's), whose epilogue weighs as much as their K loop: the same kernel with the epilogue that stores
+// alpha = 1, beta = 0 products as summed (store_as_summed, gemm_epilogue.hpp). ridgeline-perf on the H100,
+// the small tiles with that epilogue against them without, six rounds with cuBLAS
+// (perf/results/2026-12-07-h100-585d245/): 4096 x 4096 x 64 1.126x (0.80 -> 0.90 of cuBLAS), 8192 x 8192
+// x 256 1.062x (0.82 -> 0.87), gemm_batched 256^3 1.110x (0.85 -> 0.93); but 1024^3, K-loop bound, 0.929x:
+// so the deeper products keep GemmTilesFp64DmmaSmall.
+struct GemmTilesFp64DmmaShort : DmmaAsyncEntry<GemmTilesFp64DmmaShort, 64, 64, 32, 32, 3, 3> {
+  static constexpr int short_depth = GemmTilesFp64DmmaSmall::short_depth;
+  static constexpr int split_teams_per_cu = GemmTilesFp64DmmaSmall::split_teams_per_cu;
+  static constexpr int min_slice_steps = GemmTilesFp64DmmaSmall::min_slice_steps;
+  static constexpr bool store_as_summed = true;
+};
+
 // fp64 products of 5 to 16 columns (past the multi-vector entry's 4) with packets: 64x32x16 DMMA tiles,
 // four warps of 32x16, three stages, four teams per SM, and split K for them; 16 columns fill half a tile,
 // 8 a quarter, but A is read once and the tensor cores have time to spare. The 64x64 small tiles ran
@@ -850,8 +864,8 @@ struct Tiles {
           detail::when::both<detail::when::wave_share_of<GemmTilesFp64DmmaFewColumns, 0,
                                                          GemmTilesFp64DmmaFewColumns::max_wave_percent>,
                              detail::when::depth_at_most<GemmTilesFp64DmmaFewColumns::max_depth>>>,
-      detail::GemmEntry<GemmTilesFp64DmmaSmall,
-                        detail::when::depth_at_most<GemmTilesFp64DmmaSmall::short_depth>>,
+      detail::GemmEntry<GemmTilesFp64DmmaShort,
+                        detail::when::depth_at_most<GemmTilesFp64DmmaShort::short_depth>>,
       detail::GemmEntry<GemmTilesFp64DmmaPairs,
                         detail::when::nn<detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 400, 800>,
                                          detail::GemmRole::packets>>,
@@ -933,6 +947,8 @@ struct Tiles {
                                     detail::when::rows_at_most<GemmTilesFp64DmmaBatchedRows::bm>>,
                   detail::GemmEntry<GemmTilesFp64DmmaFewColumns,
                                     detail::when::columns_at_most_tiles<GemmTilesFp64DmmaFewColumns::bn>>,
+                  detail::GemmEntry<GemmTilesFp64DmmaShort,
+                                    detail::when::depth_at_most<GemmTilesFp64DmmaShort::short_depth>>,
                   detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::packets>,
                   detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>,
               detail::GemmEntries<

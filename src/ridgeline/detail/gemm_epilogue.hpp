@@ -90,6 +90,14 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr std::int64_t tile_own_origin(std::int64_t 
 }
 
 // T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
+// An entry's store_as_summed (default false): its epilogue tests alpha == 1 and beta == 0 once, on the
+// bits, and then stores the sums as they are, each row's offset and column's address taken once.
+template <class Cfg, class = void>
+struct StoreAsSummedOf : std::false_type {};
+template <class Cfg>
+struct StoreAsSummedOf<Cfg, std::void_t<decltype(Cfg::store_as_summed)>>
+    : std::bool_constant<Cfg::store_as_summed> {};
+
 template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {
   static constexpr int kCV = int(16 / sizeof(T));
@@ -103,12 +111,8 @@ struct GemmEpilogue {
     return std::uint64_t(i - lo) < span;
   }
 
-  // x == 0 (either sign), tested on the bits with integer compares for float and double. The DMMA kernels'
-  // epilogue tested beta != 0 once per stored element in DSETP (ptxas rematerialised the predicate after
-  // the K loop rather than keep it), which waits on the FP64 pipe behind the other teams' DMMAs: under ncu
-  // on the H100, DGEMM 8192^2 x 256, 12% of the 64 x 64 DMMA kernel's warp samples
-  // (perf/results/2026-12-07-h100-77bea0a/). With the bits, 64 ISETPs on the integer pipe take the 32 DSETPs'
-  // place and nothing else in the kernel changes (SASS of instances_f64.cpp.o, local memory the same).
+  // x == 0 (either sign) and x == 1, on the bits with integer compares for float and double (the
+  // store_as_summed epilogue's tests; a DSETP there waits on the FP64 pipe behind the DMMAs).
   KOKKOS_FORCEINLINE_FUNCTION static bool is_zero(const Acc& x) {
     if constexpr (std::is_same_v<Acc, double>) {
       std::uint64_t b;
@@ -120,6 +124,19 @@ struct GemmEpilogue {
       return (b << 1) == 0;
     } else {
       return x == Acc(0);
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static bool is_one(const Acc& x) {
+    if constexpr (std::is_same_v<Acc, double>) {
+      std::uint64_t b;
+      std::memcpy(&b, &x, sizeof b);
+      return b == 0x3ff0000000000000ull;
+    } else if constexpr (std::is_same_v<Acc, float>) {
+      std::uint32_t b;
+      std::memcpy(&b, &x, sizeof b);
+      return b == 0x3f800000u;
+    } else {
+      return x == Acc(1);
     }
   }
 
@@ -155,7 +172,8 @@ struct GemmEpilogue {
     const Strided2D<T>& c = k.c;
     const Acc alpha = k.alpha, beta = k.beta;
     const bool c_packets = k.c_packets;
-    const bool read_c = !is_zero(beta);
+    constexpr bool kSummed = StoreAsSummedOf<typename Kernel::config>::value;
+    const bool read_c = kSummed ? !is_zero(beta) : beta != Acc(0);
     if constexpr (c_packet_capable) {
       if (c_packets) {
         // Rows come in runs of kRowRun, so rows i0 .. i0 + kCV - 1 of the grid are consecutive.
@@ -193,6 +211,10 @@ struct GemmEpilogue {
       }
     }
     const std::uint64_t m_span = std::uint64_t(c.rows - m_lo), n_span = std::uint64_t(c.cols - n_lo);
+    if constexpr (kSummed) {
+      store_elements_summed(acc, m0, n0, o, m_lo, n_lo, m_span, n_span, read_c);
+      return;
+    }
     static_for<MK::kTN>([&](auto J) {
       constexpr int j = decltype(J)::value;
       const std::int64_t n = n0 + MK::col(o, j);
@@ -206,6 +228,55 @@ struct GemmEpilogue {
         }
       }
     });
+  }
+
+  // store's element path for entries that name store_as_summed: each row's offset and each column's
+  // address taken once, and C = op(A) op(B) (alpha 1, beta 0) stored as summed, with no FP64 (or FP32)
+  // instruction between the sums and C. Under ncu on the H100, DGEMM 8192^2 x 256, the 64 x 64 DMMA
+  // kernel spent 12% of its warp samples on a DSETP per element (beta tested again) and 2.4% on the DMUL
+  // by alpha (perf/results/2026-12-07-h100-77bea0a/). Only entries whose epilogue weighs against their
+  // K loop name it: in the same kernel at K 1024 the second store path cost the K loop 7%
+  // (perf/results/2026-12-07-h100-585d245/).
+  KOKKOS_FORCEINLINE_FUNCTION void store_elements_summed(const typename MK::Accumulator& acc, std::int64_t m0,
+                                                         std::int64_t n0, const typename MK::Owner& o,
+                                                         std::int64_t m_lo, std::int64_t n_lo,
+                                                         std::uint64_t m_span, std::uint64_t n_span,
+                                                         bool read_c) const {
+    const Kernel& k = static_cast<const Kernel&>(*this);
+    const Strided2D<T>& c = k.c;
+    const Acc alpha = k.alpha, beta = k.beta;
+    const auto store_elements = [&](auto as_summed) {
+      std::int64_t row_at[MK::kTM];
+      bool row_in[MK::kTM];
+      RIDGELINE_UNROLL
+      for (int i = 0; i < MK::kTM; ++i) {
+        const std::int64_t m = m0 + MK::row(o, i);
+        row_in[i] = owns(m, m_lo, m_span);
+        row_at[i] = m * c.rs;
+      }
+      static_for<MK::kTN>([&](auto J) {
+        constexpr int j = decltype(J)::value;
+        const std::int64_t n = n0 + MK::col(o, j);
+        if (!owns(n, n_lo, n_span)) return;
+        T* const col = c.data + n * c.cs;
+        RIDGELINE_UNROLL
+        for (int i = 0; i < MK::kTM; ++i) {
+          if (!row_in[i]) continue;
+          T* const p = col + row_at[i];
+          if constexpr (decltype(as_summed)::value) {
+            *p = static_cast<T>(MK::get(acc, i, j));
+          } else {
+            Acc v = alpha * MK::get(acc, i, j);
+            if (read_c) v += beta * static_cast<Acc>(*p);
+            *p = static_cast<T>(v);
+          }
+        }
+      });
+    };
+    if (!read_c && is_one(alpha))
+      store_elements(std::true_type{});
+    else
+      store_elements(std::false_type{});
   }
 };
 
