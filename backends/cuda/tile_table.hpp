@@ -330,7 +330,8 @@ struct GemmTilesFp32Small {
   // wave with the last one at most a quarter full, the plan splits over all 528 slots, 16 K steps a slice at
   // least (ragged_slice_steps, gemm_plan.hpp): 3 slices there. `ridgeline tune --slices 1,2,3,4,6` on the
   // H100 (perf/results/2026-12-07-h100-585d245/, -tune32.txt), against the table's one slice: 2 slices
-  // 1.021x, 3 1.080x, 4 1.062x, 6 1.038x. cuBLAS splits the same product three ways.
+  // 1.021x, 3 1.080x, 4 1.062x, 6 1.038x. cuBLAS splits the same product three ways. ridgeline-perf, three
+  // rounds (perf/results/2026-12-07-h100-5581ff5/): 1021 1.084x (0.70 -> 0.76 of cuBLAS), 1056^3 1.085x.
   static constexpr int ragged_slice_steps = 16;
   static constexpr bool prefer_l1 = true;
   static constexpr int max_depth = 192;
@@ -439,7 +440,10 @@ struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns,
 // perf/results/2026-12-07-h100-77bea0a/: 11.4 us), where the few-column tiles' two slices and their reduce
 // took 11.2 + 6.7 us. DMMA rect sweep on the H100 (perf/results/2026-12-07-h100-585d245/, -sweep.txt), 512^3:
 // 0.022 ms against 0.023 for the few-column tiles and 0.025 for ridgeline::gemm; at 1024^3 (194% of a wave)
-// 0.070 against 0.062.
+// 0.070 against 0.062. ridgeline-perf, three rounds against the few-column plan with cuBLAS
+// (perf/results/2026-12-07-h100-5581ff5/): 512^3 NN 1.19x, TN 1.21x (0.95 and 0.96 of cuBLAS), 576^3 (61% of
+// a wave) 1.08x, where `ridgeline tune` has the 64 x 32 tiles in one slice 1.04x ahead of these
+// (-tune64.txt).
 struct GemmTilesFp64DmmaK32 : DmmaAsyncEntry<GemmTilesFp64DmmaK32, 32, 64, 16, 32, 3, 2, 32> {
   static constexpr int min_wave_percent = 40, max_wave_percent = 75, max_depth = 1024;
 };
