@@ -394,7 +394,10 @@ struct GemmTilesFp64DmmaSmall : DmmaAsyncEntry<GemmTilesFp64DmmaSmall, 64, 64, 3
 // the small tiles with that epilogue against them without, six rounds with cuBLAS
 // (perf/results/2026-12-07-h100-585d245/): 4096 x 4096 x 64 1.126x (0.80 -> 0.90 of cuBLAS), 8192 x 8192
 // x 256 1.062x (0.82 -> 0.87), gemm_batched 256^3 1.110x (0.85 -> 0.93); but 1024^3, K-loop bound, 0.929x:
-// so the deeper products keep GemmTilesFp64DmmaSmall.
+// so the deeper products keep GemmTilesFp64DmmaSmall. This entry in ridgeline-perf, three rounds against
+// 85a9aa9 (perf/results/2026-12-07-h100-3aedcc5/): 4096 x 4096 x 64 1.124x (0.90 of cuBLAS), 8192 x 8192 x
+// 256 1.063x (0.86), 4096 x 4096 x 128 1.143x, TN 4096 x 4096 x 64 1.147x (0.93), gemm_batched 256^3 1.066x
+// (0.93).
 struct GemmTilesFp64DmmaShort : DmmaAsyncEntry<GemmTilesFp64DmmaShort, 64, 64, 32, 32, 3, 3> {
   static constexpr int short_depth = GemmTilesFp64DmmaSmall::short_depth;
   static constexpr int split_teams_per_cu = GemmTilesFp64DmmaSmall::split_teams_per_cu;
