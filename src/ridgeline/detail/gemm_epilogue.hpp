@@ -173,7 +173,11 @@ struct GemmEpilogue {
     const Acc alpha = k.alpha, beta = k.beta;
     const bool c_packets = k.c_packets;
     constexpr bool kSummed = StoreAsSummedOf<typename Kernel::config>::value;
-    const bool read_c = kSummed ? !is_zero(beta) : beta != Acc(0);
+    bool read_c;  // the bit test only where an entry asks for it: other kernels compile as before
+    if constexpr (kSummed)
+      read_c = !is_zero(beta);
+    else
+      read_c = beta != Acc(0);
     if constexpr (c_packet_capable) {
       if (c_packets) {
         // Rows come in runs of kRowRun, so rows i0 .. i0 + kCV - 1 of the grid are consecutive.
