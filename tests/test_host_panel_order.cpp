@@ -43,7 +43,7 @@ void check_order(std::int64_t m, std::int64_t n, std::int64_t k, int slices, std
     std::vector<int> seen(league, 0);
     std::vector<int> block(league);
     for (int r = 0; r < league; ++r) {
-      block[r] = f.block_of_rank(r, league, threads);
+      block[r] = f.block_of_rank(r, league, threads, cuts);
       ASSERT_GE(block[r], 0) << what;
       ASSERT_LT(block[r], league) << what;
       ++seen[block[r]];
@@ -93,8 +93,9 @@ TEST(HostPanelOrder, Square1280) {
   f.b = {nullptr, 1280, 1280, 1, 1280};
   f.c = {nullptr, 1280, 1280, 1, 1280};
   f.tiles_m = 2, f.tiles_n = 3;
+  const auto cuts = f.cuts(2);
   const auto size = [&](int r) {
-    const auto b = f.block_at(f.block_of_rank(r, 6, 2), f.cuts(2));
+    const auto b = f.block_at(f.block_of_rank(r, 6, 2, cuts), cuts);
     return std::int64_t(b.mb) * b.nb;
   };
   std::int64_t largest = 0, smallest = size(0);
@@ -126,7 +127,7 @@ std::vector<std::int64_t> thread_work(const K& f, int league, int threads) {
       const int v = (t + o) % threads;
       if (lo[v] < hi[v]) r = --hi[v];
     }
-    const auto b = f.block_at(f.block_of_rank(r, league, threads), cuts);
+    const auto b = f.block_at(f.block_of_rank(r, league, threads, cuts), cuts);
     const std::int64_t cost = std::int64_t(b.mb) * b.nb * (b.tile.k_end - b.tile.k_begin);
     busy[t] += cost;
     work[t] += cost;

@@ -178,7 +178,8 @@ struct HostGemmPanels {
     T* Bp = static_cast<T*>(
         scratch.get_shmem_aligned(sizeof(T) * kPanelsB * NR * KC, 64));  // kPanelsB x (KC, NR)
     const int threads = league_threads();
-    block(block_of_rank(team.league_rank(), team.league_size(), threads), Ap, Bp, cuts(threads));
+    const PanelCuts cut = cuts(threads);
+    block(block_of_rank(team.league_rank(), team.league_size(), threads, cut), Ap, Bp, cut);
   }
 
   // This launch's cuts of C on `threads` threads (panel_cuts).
@@ -218,9 +219,9 @@ struct HostGemmPanels {
   // or edge in M, in N, and along K across split-K slices; the larger class first, within a class m fastest,
   // then n, then the slice), are dealt round robin over the threads' ranges: every range runs its largest
   // blocks first, and a steal takes the smallest left. Blocks of one size (2048^3), or one thread, keep the
-  // rank order. The sizes are those of the launch's cuts on `threads` threads (cuts). Which thread computes a
-  // block changes, never how: every element sums in the same order.
-  int block_of_rank(int r, int league, int threads) const {
+  // rank order. The sizes are those of the launch's cuts on `threads` threads (cut, from cuts(threads)).
+  // Which thread computes a block changes, never how: every element sums in the same order.
+  int block_of_rank(int r, int league, int threads, PanelCuts cut) const {
     const std::int64_t k = a.cols;
     const std::int64_t last_depth = k_slices > 1 ? k - std::int64_t(k_slices - 1) * k_chunk : k;
     const std::int64_t full_depth = k_slices > 1 ? k_chunk : k;
@@ -239,7 +240,6 @@ struct HostGemmPanels {
       out[n++] = {tiles - 1, 1, last};
       return n;
     };
-    const PanelCuts cut = cuts(threads);
     Part pm[2], pn[2], ps[2];
     const int nm = parts(tiles_m, cut.bm, c.rows - std::int64_t(tiles_m - 1) * cut.bm, pm);
     const int nn = parts(tiles_n, cut.bn, c.cols - std::int64_t(tiles_n - 1) * cut.bn, pn);
