@@ -89,7 +89,6 @@ KOKKOS_FORCEINLINE_FUNCTION constexpr std::int64_t tile_own_origin(std::int64_t 
   return (o0 + tile - 1) / tile * tile;
 }
 
-// T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
 // An entry's store_as_summed (default false): its epilogue tests alpha == 1 and beta == 0 once, on the
 // bits, and then stores the sums as they are, each row's offset and column's address taken once.
 template <class Cfg, class = void>
@@ -98,6 +97,7 @@ template <class Cfg>
 struct StoreAsSummedOf<Cfg, std::void_t<decltype(Cfg::store_as_summed)>>
     : std::bool_constant<Cfg::store_as_summed> {};
 
+// T is C's element type (A and B may be narrower: 16-bit inputs with a float C).
 template <class Kernel, class T, class Acc, class MK>
 struct GemmEpilogue {
   static constexpr int kCV = int(16 / sizeof(T));
@@ -113,31 +113,24 @@ struct GemmEpilogue {
 
   // x == 0 (either sign) and x == 1, on the bits with integer compares for float and double (the
   // store_as_summed epilogue's tests; a DSETP there waits on the FP64 pipe behind the DMMAs).
+  static constexpr bool kBitTests = std::is_same_v<Acc, double> || std::is_same_v<Acc, float>;
+  using Bits = std::conditional_t<sizeof(Acc) == 8, std::uint64_t, std::uint32_t>;
+  KOKKOS_FORCEINLINE_FUNCTION static Bits bits_of(const Acc& x) {
+    Bits b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  }
   KOKKOS_FORCEINLINE_FUNCTION static bool is_zero(const Acc& x) {
-    if constexpr (std::is_same_v<Acc, double>) {
-      std::uint64_t b;
-      std::memcpy(&b, &x, sizeof b);
-      return (b << 1) == 0;
-    } else if constexpr (std::is_same_v<Acc, float>) {
-      std::uint32_t b;
-      std::memcpy(&b, &x, sizeof b);
-      return (b << 1) == 0;
-    } else {
+    if constexpr (kBitTests)
+      return Bits(bits_of(x) << 1) == 0;
+    else
       return x == Acc(0);
-    }
   }
   KOKKOS_FORCEINLINE_FUNCTION static bool is_one(const Acc& x) {
-    if constexpr (std::is_same_v<Acc, double>) {
-      std::uint64_t b;
-      std::memcpy(&b, &x, sizeof b);
-      return b == 0x3ff0000000000000ull;
-    } else if constexpr (std::is_same_v<Acc, float>) {
-      std::uint32_t b;
-      std::memcpy(&b, &x, sizeof b);
-      return b == 0x3f800000u;
-    } else {
+    if constexpr (kBitTests)
+      return bits_of(x) == bits_of(Acc(1));
+    else
       return x == Acc(1);
-    }
   }
 
   // A split-K slice's partial product, alpha applied, to its own M x N block of the workspace.

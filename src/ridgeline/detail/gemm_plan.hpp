@@ -251,9 +251,9 @@ struct GemmEntry {
 // (Cfg::max_slices, else 16). An entry may also name deep_split_teams_per_cu and deep_slice_steps: on
 // products deep enough for slices of that many K steps, it fills that many teams per compute unit
 // instead (more slices), since there each slice's partial costs little against its products. An entry
-// may name ragged_slice_steps: a product of one to two waves of its split's teams whose last wave is at
-// most a quarter full is split over all the teams its compute units hold (min_blocks each), in slices
-// of at least that many K steps, where one slice would leave that last wave nearly empty.
+// may name ragged_slice_steps: a product just past one wave of its split's teams, its second wave at most a
+// quarter full, is split over all the teams its compute units hold (min_blocks each), in slices of at
+// least that many K steps, where one slice would leave that second wave nearly empty.
 struct GemmEntryParams {
   int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
   GemmRole role = GemmRole::general;
@@ -428,8 +428,8 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
     if (deep > slices) slices = deep;
   }
   const std::int64_t split_slots = compute_units * p.split_teams;
-  if (slices == 1 && p.ragged_slice_steps > 0 && split_slots > 0 && tiles > split_slots &&
-      tiles < 2 * split_slots && 4 * (tiles - split_slots) <= split_slots)
+  if (slices == 1 && p.ragged_slice_steps > 0 && tiles > split_slots &&
+      4 * (tiles - split_slots) <= split_slots)
     slices =
         choose_k_slices(tiles, k, p.bk, compute_units * p.min_blocks, p.ragged_slice_steps, p.max_slices);
   if (slices == 1) return {1, k};
