@@ -520,6 +520,83 @@ TEST(Gemm, PackingDecision) {
   EXPECT_EQ((detail::gemm_packs_operands<Exec, float>(odd, odd)), lim > 0);
   EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(even, even)));
   EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(short_k, odd)));
+  // The copies' lines start on 128-byte cache lines, whichever index is contiguous, in every type.
+  EXPECT_EQ(detail::packed_lead(odd) * std::int64_t(sizeof(float)) % 128, 0);
+  EXPECT_GE(detail::packed_lead(odd), n);
+  EXPECT_LT(detail::packed_lead(odd), n + 128 / std::int64_t(sizeof(float)));
+  const double* q = nullptr;
+  const detail::Strided2D<const double> rows_odd{q, 2063, 2039, 1, 2063}, cols_odd{q, 2039, 2063, 2063, 1};
+  EXPECT_EQ(detail::packed_lead(rows_odd), 2064);
+  EXPECT_EQ(detail::packed_lead(cols_odd), 2064);
+  EXPECT_EQ(detail::packed_lead(detail::Strided2D<const double>{q, 2049, 7, 1, 2049}), 2064);
+}
+
+// CUDA fp64 operands of unit stride whose lines are not 16-byte aligned (odd leading dimensions) are read in
+// place by the small tiles' one-element copies (tile_table.hpp, GemmTilesFp64DmmaInPlace) where the plan
+// makes no aligned copies (an extent under pack_min_extent) and the small tiles would run aligned operands
+// (under 8 waves of 128 x 64 tiles); aligned operands, operands of no unit stride and products that pay for
+// the copies do not take it. Plans only; then such products against the reference in every orientation, with
+// edge tiles, a K tail and beta zero (C poisoned) or not, and on sub-views one element off an aligned origin.
+TEST(GemmPlan, Fp64OddLeadingDimensionsReadInPlace) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    using F = backends::cuda::GemmTilesFp64DmmaInPlace;
+    constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, double>, double>::value;
+    const auto config = [](char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+      const auto A = plan_only_view<double>(ta == 'T' ? k : m, ta == 'T' ? m : k);
+      const auto B = plan_only_view<double>(tb == 'T' ? n : k, tb == 'T' ? k : n);
+      const char a[2] = {ta, 0}, b[2] = {tb, 0};
+      return gemm_tile_config(Exec(), a, b, A, B);
+    };
+    for (const char* t : {"NN", "NT", "TN", "TT"}) {
+      const TileConfig c = config(t[0], t[1], 1001, 999, 1003);  // every leading dimension odd
+      EXPECT_EQ(c.entry, "in place") << t;
+      EXPECT_EQ(c.bm, F::bm) << t;
+      EXPECT_EQ(c.bn, F::bn) << t;
+      EXPECT_EQ(c.staging, "elements in place (one-element copies)") << t;
+      EXPECT_NE(config(t[0], t[1], 1000, 998, 1002).entry, "in place") << t;  // aligned: packets
+      // Past pack_min_extent in every extent: copied aligned for the packet entries.
+      EXPECT_EQ(config(t[0], t[1], lim + 1, lim + 3, lim + 5).staging, "packets (operands copied aligned)")
+          << t;
+    }
+    // One extent under pack_min_extent: no copies, so in place.
+    EXPECT_EQ(config('T', 'N', lim + 1, lim + 3, lim - 1).entry, "in place");
+    // 8193^2 x 1025: past 8 waves of 128 x 64 tiles, and no copies (K under pack_min_extent): elements.
+    EXPECT_EQ(config('N', 'N', 8193, 8193, 1025).staging, "elements");
+    // No unit stride (every other row and column of a larger matrix): never read in place.
+    const Kokkos::View<double**, Kokkos::LayoutStride, Mem> strided(
+        static_cast<double*>(nullptr), Kokkos::LayoutStride(301, 2, 203, 2 * 601));
+    const Kokkos::View<double**, Kokkos::LayoutStride, Mem> strided_b(
+        static_cast<double*>(nullptr), Kokkos::LayoutStride(203, 2, 259, 2 * 407));
+    EXPECT_NE(gemm_tile_config(Exec(), "N", "N", strided, strided_b).entry, "in place");
+    std::uint64_t seed = 9700;
+    for (const char* t : {"NN", "NT", "TN", "TT"})
+      for (double beta : {0.0, 0.5})
+        run({301, 259, 203, t[0], t[1], Lay::left, Lay::left, Lay::left, -0.75, beta, Dt::f64, seed += 3});
+    // Sub-views one element past an aligned origin, leading dimensions even: unit stride, every line 8
+    // bytes off 16.
+    for (const char* t : {"NN", "TT"}) {
+      const bool at = t[0] == 'T', bt = t[1] == 'T';
+      const std::int64_t m = 130, n = 70, k = 98, ar = at ? k : m, br = bt ? n : k;
+      auto A = make_matrix<double, Kokkos::LayoutLeft>("A", ar + 2, at ? m : k);
+      auto B = make_matrix<double, Kokkos::LayoutLeft>("B", br + 2, bt ? k : n);
+      auto C = make_matrix<double, Kokkos::LayoutLeft>("C", m, n);
+      fill_random(A, seed += 3), fill_random(B, seed += 3), fill_value(C, poison<double>());
+      const auto As = Kokkos::subview(A, std::make_pair(std::int64_t(1), ar + 1), Kokkos::ALL);
+      const auto Bs = Kokkos::subview(B, std::make_pair(std::int64_t(1), br + 1), Kokkos::ALL);
+      const char ta[2] = {t[0], 0}, tb[2] = {t[1], 0};
+      EXPECT_EQ(gemm_tile_config(Exec(), ta, tb, As, Bs).entry, "in place") << t;
+      ridgeline::gemm(Exec(), ta, tb, 1.25, As, Bs, 0.0, C);
+      Kokkos::fence();
+      EXPECT_TRUE(
+          matches(to_host(C), reference_gemm(transpose_if(to_host(As), at), transpose_if(to_host(Bs), bt),
+                                             to_host(C), 1.25, 0.0, eps_of<double>())))
+          << t;
+    }
+    return;
+  }
+#endif
+  GTEST_SKIP() << "a CUDA table rule";
 }
 
 // ---- peeling thin remainders ------------------------------------------------------------------
@@ -896,8 +973,11 @@ TEST(GemmPlan, ThisTable) {
   // The host's packed panels (where its compiler has the vector types) take every real product that the
   // skinny-N entries do not; they pack operands of any strides themselves.
   const bool panels = L::find(detail::GemmRole::panels) >= 0;
+  const bool in_place = L::find(detail::GemmRole::in_place) >= 0;
   const detail::GemmPlan odd = plan(1001, 1001, 1001, 1001);  // an odd leading dimension: no packets
-  EXPECT_EQ(odd.role, panels ? detail::GemmRole::panels : detail::GemmRole::general);
+  EXPECT_EQ(odd.role, panels     ? detail::GemmRole::panels
+                      : in_place ? detail::GemmRole::in_place
+                                 : detail::GemmRole::general);
   EXPECT_FALSE(odd.copy_aligned);  // too small to pay for copies on any table
   const detail::GemmPlan big = plan(8192, 8192, 8192, 8192);
   const int packets = L::find(detail::GemmRole::packets);

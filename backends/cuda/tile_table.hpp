@@ -405,6 +405,24 @@ struct GemmTilesFp64DmmaShort : DmmaAsyncEntry<GemmTilesFp64DmmaShort, 64, 64, 3
   static constexpr bool store_as_summed = true;
 };
 
+// The small tiles for fp64 operands of unit stride whose lines are not 16-byte aligned (an odd leading
+// dimension, a sub-view at an odd offset), read in place: each copy moves one element (copy_bytes 8,
+// cp.async.ca), under 8 waves of 128 x 64 tiles (where the small tiles run aligned operands). They replace
+// the register-staged DMMA entry where the plan makes no aligned copies (any extent under pack_min_extent,
+// below): ridgeline-perf on the H100 against it, three rounds with cuBLAS
+// (perf/results/2026-12-07-h100-71950e0/): 1001 x 999 x 1003 1.29x NN, 1.28x NT, 1.27x TN, 1.37x TT
+// (0.60-0.63 -> 0.76-0.86 of cuBLAS); 515 x 517 x 519 level. Above it the copies win: their lines start on
+// whole cache lines (packed_lead, dispatch.hpp), where the in-place lines straddle two. The copies against
+// this entry on the same products (same record, call 5): TN 3001 x 2999 x 1501 1.26x, TN 2039 x 2053 x 2061
+// 1.36x, TT 1.04-1.12x, NN 1.02-1.04x; NT 2039 x 2053 x 206x 0.95-0.96x, the one loss.
+struct GemmTilesFp64DmmaInPlace : DmmaAsyncEntry<GemmTilesFp64DmmaInPlace, 64, 64, 32, 32, 3, 3> {
+  static constexpr int copy_bytes = 8;
+  static constexpr int split_teams_per_cu = GemmTilesFp64DmmaSmall::split_teams_per_cu;
+  static constexpr int min_slice_steps = GemmTilesFp64DmmaSmall::min_slice_steps;
+  static constexpr int deep_split_teams_per_cu = GemmTilesFp64DmmaSmall::deep_split_teams_per_cu;
+  static constexpr int deep_slice_steps = GemmTilesFp64DmmaSmall::deep_slice_steps;
+};
+
 // fp64 products of 5 to 16 columns (past the multi-vector entry's 4) with packets: 64x32x16 DMMA tiles,
 // four warps of 32x16, three stages, four teams per SM, and split K for them; 16 columns fill half a tile,
 // 8 a quarter, but A is read once and the tensor cores have time to spare. The 64x64 small tiles ran
@@ -878,6 +896,8 @@ struct Tiles {
                                          detail::GemmRole::packets>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>,
       detail::GemmEntry<GemmTilesFp64DmmaSmall, detail::when::depth_at_most<2048>>,
+      detail::GemmEntry<GemmTilesFp64DmmaInPlace,
+                        detail::when::in_place<detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 0, 800>>>,
       detail::GemmEntry<GemmTilesFp64DmmaPairs, detail::when::packets_nn>,
       detail::GemmEntry<GemmTilesFp64DmmaAsync, detail::when::packets>,
       detail::GemmEntry<GemmTilesFp64Dmma, detail::when::any>>;

@@ -170,6 +170,7 @@ TileConfig describe_plan(const GemmPlan& plan) {
     }
   });
   t.entry = role_name(plan.role);
+  if (plan.role == GemmRole::in_place) t.staging = "elements in place (one-element copies)";
   if (plan.copy_aligned) t.staging = "packets (operands copied aligned)";
   if (plan.copy_a || plan.copy_b) t.staging = "packets (operands copied k-contiguous)";
   t.k_slices = plan.split.slices;

@@ -455,6 +455,12 @@ bool operands_stage_in_packets(const Strided2D<const T>& a, const Strided2D<cons
   constexpr int W = int(16 / sizeof(T));
   return stages_in_packets(a, rows_contiguous(a), W) && stages_in_packets(b, rows_contiguous(b), W);
 }
+// Both have unit stride along their contiguous index, whatever their alignment (GemmFacts::unit_stride):
+// what an entry of one-element copies needs (when::in_place).
+template <class T>
+bool operands_have_unit_stride(const Strided2D<const T>& a, const Strided2D<const T>& b) {
+  return stages_in_packets(a, rows_contiguous(a), 1) && stages_in_packets(b, rows_contiguous(b), 1);
+}
 
 // Picks the 16-byte packet staging when both operands allow it. Anything else (an odd leading
 // dimension such as 4097, a sub-view at an odd offset) stages element by element.
@@ -483,10 +489,14 @@ struct PackMinExtent<Be, T, std::void_t<decltype(Be::template pack_min_extent<T>
   static constexpr std::int64_t value = Be::template pack_min_extent<T>;
 };
 
-// Elements of x's aligned copy: the fast index (rows where rows_contiguous) padded to 16 bytes.
+// Elements of x's aligned copy: the fast index (rows where rows_contiguous) padded to 128 bytes, a cache
+// line, so that every line of the copy starts on one (the buffer does). A k-contiguous staged line of 16
+// doubles is then one cache line, where 16-byte padding let it straddle two: DGEMM TN 2039 x 2053 x K on the
+// H100 ran 597 us copied to leading dimension 2062 (K 2061) and 416 us copied to 2064 (K 2063)
+// (perf/results/2026-12-07-h100-71950e0/).
 template <class T>
 std::int64_t packed_lead(const Strided2D<const T>& x) {
-  constexpr std::int64_t W = 16 / sizeof(T);
+  constexpr std::int64_t W = 128 / sizeof(T);
   return ((rows_contiguous(x) ? x.rows : x.cols) + W - 1) / W * W;
 }
 template <class T>
@@ -683,8 +693,15 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
   const std::int64_t m = a.rows, n = b.cols, k = a.cols;
   GemmPlan plan;
   const bool a_m = rows_contiguous(a), b_n = !rows_contiguous(b);
-  GemmFacts f{m,   n,  k, operands_stage_in_packets(a, b), tf32 && std::is_same_v<T, float>, compute_units,
-              a_m, b_n};
+  GemmFacts f{m,
+              n,
+              k,
+              operands_stage_in_packets(a, b),
+              tf32 && std::is_same_v<T, float>,
+              compute_units,
+              a_m,
+              b_n,
+              operands_have_unit_stride(a, b)};
   // Whether entry `index` can stage operands of orientation (am, bn) in packets, where it needs them.
   const auto usable_for = [](bool am, bool bn) {
     return [am, bn](int index) {
@@ -708,7 +725,7 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     GemmFacts ft;
     ft.m = n, ft.n = m, ft.k = k, ft.compute_units = compute_units, ft.a_rows_contiguous = at_m;
     ft.b_cols_contiguous = bt_n;
-    ft.packets = operands_stage_in_packets(at, bt);
+    ft.packets = operands_stage_in_packets(at, bt), ft.unit_stride = operands_have_unit_stride(at, bt);
     const int e = L::first_applying(ft, usable_for(at_m, bt_n));
     const GemmRole r = L::params(e).role;
     if (e >= 0 &&
@@ -737,7 +754,8 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     }
   }
   // Operands that cannot stage in packets are copied aligned first where the table says the product
-  // is large enough to pay for the copies (pack_min_extent), and the workspace limit allows them.
+  // is large enough to pay for the copies (pack_min_extent), and the workspace limit allows them; an entry
+  // that reads them in place (when::in_place) runs where they do not.
   constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>, T>::value;
   if (allow_copies && lim > 0 && !L::params(plan.entry).needs_packets && m >= lim && n >= lim && k >= lim &&
       workspace_allows((packed_size(a) + packed_size(b)) * sizeof(T))) {

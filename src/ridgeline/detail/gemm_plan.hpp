@@ -29,7 +29,8 @@ enum class GemmRole {
   multi_vector,
   multi_vector_dot,
   few_columns,
-  panels
+  panels,
+  in_place
 };
 inline const char* role_name(GemmRole r) {
   switch (r) {
@@ -51,6 +52,8 @@ inline const char* role_name(GemmRole r) {
       return "few columns";
     case GemmRole::panels:
       return "packed panels";
+    case GemmRole::in_place:
+      return "in place";
   }
   return "?";
 }
@@ -63,6 +66,7 @@ struct GemmFacts {
   std::int64_t compute_units = 0;  // SMs or CUs of the device (0: unknown)
   bool a_rows_contiguous = false;  // op(A) walks its rows (m) contiguously
   bool b_cols_contiguous = false;  // op(B) walks its columns (n) contiguously
+  bool unit_stride = false;        // op(A) and op(B) have unit stride along their contiguous index
 };
 
 // C tiles of a bm x bn entry.
@@ -228,6 +232,22 @@ struct both {
   static constexpr GemmRole role = kRole;
   static constexpr bool needs_packets = C1::needs_packets || C2::needs_packets;
   static bool applies(const GemmFacts& f) { return C1::applies(f) && C2::applies(f); }
+};
+// Operands of unit stride along their contiguous index whose lines are not all 16-byte aligned (an odd
+// leading dimension, a sub-view at an odd offset), where Cond holds of the product as if they were packets:
+// an entry whose copies move one element each (copy_bytes, gemm_team_async.hpp) reads them in place. The
+// plan still copies them aligned where the table says a product pays for that (pack_min_extent): on the
+// copies' whole cache lines the packet entries ran faster again (perf/results/2026-12-07-h100-71950e0/).
+template <class Cond>
+struct in_place {
+  static constexpr GemmRole role = GemmRole::in_place;
+  static constexpr bool needs_packets = false;
+  static bool applies(const GemmFacts& f) {
+    if (f.packets || !f.unit_stride) return false;
+    GemmFacts aligned = f;
+    aligned.packets = true;
+    return Cond::applies(aligned);
+  }
 };
 // A float product whose caller allows TF32. The entry reads both operands k-contiguous in packets;
 // the plan copies them so where they are not.

@@ -31,14 +31,14 @@
 // so the barrier and the next step's first loads overlap the last slice's products, and every stage
 // buffer holds a step in flight (S - 1 of them while a step is computed).
 //
-// The copies move 16 bytes and cannot transpose, so each operand keeps its contiguous index
-// contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a), and op(A)
-// walking k contiguously m-major, (BM, BK + pad_k); likewise B. The micro-kernel reads either
+// The copies move 16 bytes (or one element, copy_bytes) and cannot transpose, so each operand keeps its
+// contiguous index contiguous in scratch: op(A) walking m contiguously is staged k-major, (BK, BM + pad_a),
+// and op(A) walking k contiguously m-major, (BM, BK + pad_k); likewise B. The micro-kernel reads either
 // through mac_in (micro_tile.hpp). A micro-kernel whose instruction reads a fixed layout (wgmma's
 // swizzled tiles) declares it as MK::staged_layout, and the packets go there instead. Operands must
-// stage in 16-byte packets (unit stride along the contiguous index, 16-byte aligned lines): the
-// dispatcher checks packet_staging_applies first. Tile edges and the K tail read zeros: a packet's
-// copy is cut to its valid bytes, the rest filled.
+// stage in packets (unit stride along the contiguous index; for 16-byte copies, 16-byte aligned lines too):
+// the dispatcher checks packet_staging_applies, or for one-element copies the in-place entry's condition.
+// Tile edges and the K tail read zeros: a packet's copy is cut to its valid bytes, the rest filled.
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -105,6 +105,15 @@ template <class Cfg>
 struct FragmentsAcrossStepsOf<Cfg, std::void_t<decltype(Cfg::fragments_across_steps)>>
     : std::bool_constant<Cfg::fragments_across_steps> {};
 
+// An entry's copy_bytes (default 16): the bytes each copy moves. One element (8 for fp64) reads operands
+// whose lines are not 16-byte aligned in place (when::in_place, gemm_plan.hpp), at kVecW = 1: more copies
+// per step, no aligned copies of the operands first.
+template <class Cfg, class = void>
+struct CopyBytesOf : std::integral_constant<int, 16> {};
+template <class Cfg>
+struct CopyBytesOf<Cfg, std::void_t<decltype(Cfg::copy_bytes)>>
+    : std::integral_constant<int, Cfg::copy_bytes> {};
+
 // Always packet staging, so unlike GemmTeamTiled it takes no kVec: the dispatcher's kVec choice
 // does not apply (GemmKernelFor). T: A and B; TC: C; Acc: the accumulator.
 template <class ExecSpace, class Cfg, class T, class Acc, class MK, bool kAFastM, bool kBFastN, class TC = T>
@@ -136,7 +145,10 @@ struct GemmTeamAsync
       "fragments across steps is a K loop of its own: no steady loop, copies after or products first");
   static_assert(!kAcross || kStages >= 2, "fragments across steps keeps a step in flight");
   static_assert(Cfg::tm * Cfg::tn * kThreads == BM * BN, "one micro-kernel share per thread");
-  static constexpr int kVecW = int(16 / sizeof(T));  // elements per 16-byte copy
+  static constexpr int kCopyBytes = CopyBytesOf<Cfg>::value;
+  static_assert(kCopyBytes % int(sizeof(T)) == 0 && (kCopyBytes == 16 || kCopyBytes == int(sizeof(T))),
+                "copies of 16 bytes or of one element");
+  static constexpr int kVecW = int(kCopyBytes / sizeof(T));  // elements per copy
   using Epilogue = GemmEpilogue<GemmTeamAsync, TC, Acc, MK>;
   static constexpr int kCV = Epilogue::kCV;
   static constexpr bool c_packet_capable = Epilogue::c_packet_capable;
@@ -237,10 +249,26 @@ struct GemmTeamAsync
         const std::int64_t left = lim_f - f0;
         const int n = s < lim_s ? (left >= kVecW ? kVecW : (left > 0 ? int(left) : 0)) : 0;
         // A packet with nothing inside reads nothing; it still gets an address inside the operand.
-        Copy::copy16(dst, n > 0 ? src : origin, n * int(sizeof(T)));
+        copy_packet(dst, n > 0 ? src : origin, n * int(sizeof(T)));
       } else {
-        Copy::copy16(dst, src);
+        copy_packet(dst, src);
       }
+    }
+  }
+
+  // One packet of kCopyBytes: the copy component's 16-byte copy, or its one-element copy.
+  KOKKOS_FORCEINLINE_FUNCTION static void copy_packet(T* dst, const T* src) {
+    if constexpr (kCopyBytes == 16) {
+      Copy::copy16(dst, src);
+    } else {
+      Copy::template copy<kCopyBytes>(dst, src);
+    }
+  }
+  KOKKOS_FORCEINLINE_FUNCTION static void copy_packet(T* dst, const T* src, int src_bytes) {
+    if constexpr (kCopyBytes == 16) {
+      Copy::copy16(dst, src, src_bytes);
+    } else {
+      Copy::template copy<kCopyBytes>(dst, src, src_bytes);
     }
   }
 
@@ -385,7 +413,7 @@ struct GemmTeamAsync
   KOKKOS_FORCEINLINE_FUNCTION static void issue_packets(T* dst, const T* src, std::int64_t line) {
     RIDGELINE_UNROLL
     for (int r = 0; r < Tl::kPackets; ++r) {
-      Copy::copy16(dst + r * Tl::kLineStep * (Tl::Layout::offset(0, 1) - Tl::Layout::offset(0, 0)), src);
+      copy_packet(dst + r * Tl::kLineStep * (Tl::Layout::offset(0, 1) - Tl::Layout::offset(0, 0)), src);
       src += line;
     }
   }

@@ -91,6 +91,8 @@ bool gemm_entry_runs(int index, const Strided2D<const T>& a, const Strided2D<con
       return no(a_m ? "takes op(A) k-contiguous" : "takes op(A) rows-contiguous");
     return true;
   }
+  if (p.role == GemmRole::in_place && !operands_have_unit_stride(a, b))
+    return no("needs operands of unit stride along their contiguous index");
   if (p.needs_packets) {
     if (!operands_stage_in_packets(a, b)) return no("needs operands that stage in 16-byte packets");
     bool capable = true;
