@@ -314,13 +314,22 @@ Kokkos::View<T**, Layout, Mem> plan_only_view(std::int64_t rows, std::int64_t co
   return Kokkos::View<T**, Layout, Mem>(static_cast<T*>(nullptr), rows, cols);
 }
 
-// The table entry ridgeline::gemm runs an M x N x K product on (LayoutLeft operands) with. Plans only.
+// What ridgeline::gemm plans for an M x N x K product of LayoutLeft operands, and its entry and staging.
+// Plans only.
 template <class T>
-std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+TileConfig plan_config(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
   const auto A = plan_only_view<T>(ta == 'T' ? k : m, ta == 'T' ? m : k);
   const auto B = plan_only_view<T>(tb == 'T' ? n : k, tb == 'T' ? k : n);
   const char a[2] = {ta, 0}, b[2] = {tb, 0};
-  return gemm_tile_config(Exec(), a, b, A, B).entry;
+  return gemm_tile_config(Exec(), a, b, A, B);
+}
+template <class T>
+std::string entry_of(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return plan_config<T>(ta, tb, m, n, k).entry;
+}
+template <class T>
+std::string plan_staging(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
+  return plan_config<T>(ta, tb, m, n, k).staging;
 }
 
 // Two calls on the same inputs must give the same bits (and the right answer).
@@ -542,12 +551,7 @@ TEST(GemmPlan, Fp64OddLeadingDimensionsReadInPlace) {
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     using F = backends::cuda::GemmTilesFp64DmmaInPlace;
     constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, double>, double>::value;
-    const auto config = [](char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t k) {
-      const auto A = plan_only_view<double>(ta == 'T' ? k : m, ta == 'T' ? m : k);
-      const auto B = plan_only_view<double>(tb == 'T' ? n : k, tb == 'T' ? k : n);
-      const char a[2] = {ta, 0}, b[2] = {tb, 0};
-      return gemm_tile_config(Exec(), a, b, A, B);
-    };
+    const auto config = plan_config<double>;
     for (const char* t : {"NN", "NT", "TN", "TT"}) {
       const TileConfig c = config(t[0], t[1], 1001, 999, 1003);  // every leading dimension odd
       EXPECT_EQ(c.entry, "in place") << t;
@@ -593,6 +597,47 @@ TEST(GemmPlan, Fp64OddLeadingDimensionsReadInPlace) {
                                              to_host(C), 1.25, 0.0, eps_of<double>())))
           << t;
     }
+    return;
+  }
+#endif
+  GTEST_SKIP() << "a CUDA table rule";
+}
+
+// CUDA fp64 operands that stage in packets but whose k-contiguous lines are off 32-byte sectors (a leading
+// dimension of 2 mod 4) are copied from pack_min_extent on, those operands alone (tile_table.hpp,
+// copy_k_lines_off); lines on sectors, operands that are not k-contiguous, smaller products and fp32 are not.
+// Plans, the predicate itself; then such products against the reference (not in reduced runs: the host
+// reference of 1500^3 products).
+TEST(GemmPlan, Fp64KLinesOffSectorsCopied) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
+    constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, double>, double>::value;
+    const std::string copied = "packets (k-contiguous operands off sectors copied aligned)";
+    const auto staging = [](const char* t, std::int64_t m, std::int64_t n, std::int64_t k) {
+      return plan_staging<double>(t[0], t[1], m, n, k);
+    };
+    const std::int64_t e = (lim + 15) / 16 * 16 + 2;              // even, 16-byte lines, off the sectors
+    EXPECT_EQ(staging("TN", e, e, e), copied);                    // both k-contiguous
+    EXPECT_EQ(staging("NN", e, e, e), copied);                    // op(B)
+    EXPECT_EQ(staging("TT", e, e, e), copied);                    // op(A)
+    EXPECT_EQ(staging("NT", e, e, e), "packets");                 // neither is k-contiguous
+    EXPECT_EQ(staging("TN", e + 14, e + 14, e + 14), "packets");  // lines on cache lines
+    EXPECT_EQ(staging("TN", e + 2, e + 2, e + 2), "packets");     // on sectors, off cache lines
+    EXPECT_EQ(staging("TN", e, e, lim - 2), "packets");           // K under pack_min_extent
+    EXPECT_EQ(plan_staging<float>('T', 'N', 2 * e, 2 * e, 2 * e), "packets");  // fp32: not this table's rule
+    const double* q = nullptr;
+    const detail::Strided2D<const double> a_k{q, 100, 60, 2050, 1}, a_m{q, 100, 60, 1, 2050};
+    EXPECT_FALSE(detail::k_lines_aligned_to(a_k, true, 32));   // op(A) k-contiguous, lines 2050 apart
+    EXPECT_TRUE(detail::k_lines_aligned_to(a_m, true, 32));    // op(A) m-contiguous
+    EXPECT_FALSE(detail::k_lines_aligned_to(a_m, false, 32));  // the same as op(B): k-contiguous
+    const detail::Strided2D<const double> on_sectors{q, 100, 60, 2500, 1};  // 20000-byte lines
+    EXPECT_TRUE(detail::k_lines_aligned_to(on_sectors, true, 32));
+    EXPECT_FALSE(detail::k_lines_aligned_to(on_sectors, true, 128));
+    if (reduced()) return;
+    std::uint64_t seed = 9800;
+    // op(A) and op(B) copied (TN); op(B) alone (NN); beta zero (C poisoned) and not.
+    run({e, e - 4, e + 4, 'T', 'N', Lay::left, Lay::left, Lay::left, -0.75, 0.0, Dt::f64, seed += 3});
+    run({e, e - 4, e, 'N', 'N', Lay::left, Lay::left, Lay::left, 0.5, 0.5, Dt::f64, seed += 3});
     return;
   }
 #endif

@@ -1029,6 +1029,16 @@ struct Tiles {
   // fp64 shapes in 0.456 and 0.758 ms against 0.588 and 0.772 element-staged (-e50b3ec-plans-sweep.txt).
   template <class T>
   static constexpr std::int64_t pack_min_extent = sizeof(T) == 8 ? 1500 : 2048;
+  // From the same extents on, a k-contiguous fp64 operand whose lines do not start on 32-byte sectors (a
+  // leading dimension of 2 mod 4, such as 2050) is copied onto cache lines as well, though it stages in
+  // packets as it is: the DMMA entries stage 16 doubles of each line a step, four sectors or five. H100,
+  // ridgeline-perf against 761c493, three rounds with cuBLAS (perf/results/2026-12-07-h100-761c493/): with
+  // 128-byte lines as the bound, TN 2050^3 1.16x (0.85 -> 0.98 of cuBLAS), TT 1.11x, NN 1.10x, TN 3002 x 2998
+  // x 1502 1.32x (0.85 -> 1.13); but 2500^3 (20000-byte lines: on sectors, off cache lines) 0.90-0.95x, the
+  // copies' cost with no gain. The copies of odd operands said the same (-71950e0-, calls 3-5): padded to 16
+  // bytes, those that fell on sectors ran TN at 0.98-1.11 of cuBLAS, the others at 0.68-0.75.
+  template <class T>
+  static constexpr int copy_k_lines_off = sizeof(T) == 8 ? 32 : 0;
   // Complex products from these extents on (M, N and K) run as one real product on the real entries
   // (gemm_complex_as_real.hpp), the expansion held to 4 GiB (16384^3 complex<double>: two K chunks).
   // complex<double> on the DMMA entries, from 256: the tile sweep

@@ -491,9 +491,10 @@ struct PackMinExtent<Be, T, std::void_t<decltype(Be::template pack_min_extent<T>
 
 // Elements of x's aligned copy: the fast index (rows where rows_contiguous) padded to 128 bytes, a cache
 // line, so that every line of the copy starts on one (the buffer does). A k-contiguous staged line of 16
-// doubles is then one cache line, where 16-byte padding let it straddle two: DGEMM TN 2039 x 2053 x K on the
-// H100 ran 597 us copied to leading dimension 2062 (K 2061) and 416 us copied to 2064 (K 2063)
-// (perf/results/2026-12-07-h100-71950e0/).
+// doubles is then four whole 32-byte sectors, where 16-byte padding could leave it across five: DGEMM TN 2039
+// x 2053 x K on the H100 ran 597 us copied to leading dimension 2062 (K 2061) and 416 us copied to 2064 (K
+// 2063) (perf/results/2026-12-07-h100-71950e0/). 32 bytes would do for that (2500^3's 20000-byte lines ran
+// no faster copied onto cache lines, -761c493-); 128 costs at most 15 elements a line.
 template <class T>
 std::int64_t packed_lead(const Strided2D<const T>& x) {
   constexpr std::int64_t W = 128 / sizeof(T);
@@ -502,6 +503,28 @@ std::int64_t packed_lead(const Strided2D<const T>& x) {
 template <class T>
 std::size_t packed_size(const Strided2D<const T>& x) {
   return static_cast<std::size_t>(packed_lead(x) * (rows_contiguous(x) ? x.cols : x.rows));
+}
+
+// A table may name copy_k_lines_off<T>: bytes (a sector) that the lines of a k-contiguous operand should
+// start on; one that stages in packets but whose lines do not is copied too (onto cache lines, packed_lead),
+// from pack_min_extent on (0: never).
+template <class Be, class T, class = void>
+struct CopyKLinesOff {
+  static constexpr int value = 0;
+};
+template <class Be, class T>
+struct CopyKLinesOff<Be, T, std::void_t<decltype(Be::template copy_k_lines_off<T>)>> {
+  static constexpr int value = Be::template copy_k_lines_off<T>;
+};
+// Whether operand x (op(A) where is_a, else op(B)) either is not k-contiguous or has every line on a multiple
+// of `bytes`: its origin and its stride between lines.
+template <class T>
+bool k_lines_aligned_to(const Strided2D<const T>& x, bool is_a, int bytes) {
+  const bool rows_fast = rows_contiguous(x);
+  if (rows_fast == is_a) return true;  // op(A) walks m contiguously, or op(B) n: not k-contiguous
+  const std::int64_t line = rows_fast ? x.cs : x.rs;
+  return (line * std::int64_t(sizeof(T))) % bytes == 0 &&
+         reinterpret_cast<std::uintptr_t>(x.data) % std::uintptr_t(bytes) == 0;
 }
 
 // Copies x into d (packed_size(x) elements), keeping its fast index at unit stride, so the same
@@ -763,6 +786,15 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
     copied.packets = true;  // the copies keep each operand's fast index, on aligned lines
     const int i = L::first_applying(copied, usable);
     if (L::params(i).needs_packets) plan.entry = i, plan.copy_aligned = true;
+  }
+  // Packet operands whose k-contiguous lines are off the table's sectors (copy_k_lines_off): those operands
+  // alone, from the same extents on.
+  constexpr int line = CopyKLinesOff<Backend<ExecSpace, T>, T>::value;
+  if (allow_copies && line > 0 && lim > 0 && !plan.copy_aligned && L::params(plan.entry).needs_packets &&
+      m >= lim && n >= lim && k >= lim) {
+    const bool ca = !k_lines_aligned_to(a, true, line), cb = !k_lines_aligned_to(b, false, line);
+    if ((ca || cb) && workspace_allows(((ca ? packed_size(a) : 0) + (cb ? packed_size(b) : 0)) * sizeof(T)))
+      plan.copy_aligned = plan.copy_k_lines_only = true;
   }
   finish_plan<ExecSpace, T>(plan, plan.entry, m, n, k, compute_units);
   return plan;
@@ -1037,23 +1069,30 @@ void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, co
 }
 
 // The product on aligned copies of op(A) and op(B), in the instance's workspace, planned again on the
-// copies; element staging when the device cannot hold the copies.
+// copies; element staging when the device cannot hold the copies. k_lines_only: only the k-contiguous
+// operands whose lines are off the table's sectors (copy_k_lines_off) are copied
+// (GemmPlan::copy_k_lines_only).
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
-                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta) {
-  require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
-  require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
+                          const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
+                          bool k_lines_only = false) {
+  constexpr int line = CopyKLinesOff<Backend<ExecSpace, T>, T>::value;
+  const bool ca = !k_lines_only || (line > 0 && !k_lines_aligned_to(a, true, line));
+  const bool cb = !k_lines_only || (line > 0 && !k_lines_aligned_to(b, false, line));
+  if (ca) require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
+  if (cb) require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
   auto lease = lease_workspace(exec);
   T *da = nullptr, *db = nullptr;
   try {
-    da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
-    db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
+    if (ca) da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
+    if (cb) db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
   } catch (const std::exception&) {
     lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
     gemm_dispatch(exec, a, b, c, alpha, beta, false);
     return;
   }
-  gemm_dispatch(exec, pack_aligned(exec, a, da), pack_aligned(exec, b, db), c, alpha, beta, false);
+  gemm_dispatch(exec, ca ? pack_aligned(exec, a, da) : a, cb ? pack_aligned(exec, b, db) : b, c, alpha, beta,
+                false);
 }
 
 // The TF32 plan: operands that are not k-contiguous in aligned 16-byte packets are first copied so
@@ -1104,7 +1143,7 @@ void run_gemm_plan(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<
     }
   }
   if (plan.copy_aligned) {
-    gemm_dispatch_packed(exec, a, b, c, alpha, beta);
+    gemm_dispatch_packed(exec, a, b, c, alpha, beta, plan.copy_k_lines_only);
   } else if (plan.peel.m0 > 0) {
     run_peeled(exec, plan, a, b, c, alpha, beta);
   } else {

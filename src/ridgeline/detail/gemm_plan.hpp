@@ -544,6 +544,8 @@ struct GemmPlan {
   int entry = -1;  // index in the table's entry list
   GemmRole role = GemmRole::general;
   bool copy_aligned = false;            // op(A) and op(B) are first copied into aligned buffers
+  bool copy_k_lines_only = false;       // with copy_aligned: only the k-contiguous operands whose lines are
+                                        // off the table's sectors (k_lines_aligned_to) are copied
   bool copy_a = false, copy_b = false;  // TF32: op(A) / op(B) are first copied k-contiguous
   bool transposed = false;              // the entry runs C^T = op(B)^T * op(A)^T (skinny M as skinny N)
   KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
