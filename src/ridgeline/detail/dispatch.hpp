@@ -780,7 +780,8 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
   // is large enough to pay for the copies (pack_min_extent), and the workspace limit allows them; an entry
   // that reads them in place (when::in_place) runs where they do not.
   constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>, T>::value;
-  if (allow_copies && lim > 0 && !L::params(plan.entry).needs_packets && m >= lim && n >= lim && k >= lim &&
+  const bool copies_pay = allow_copies && lim > 0 && m >= lim && n >= lim && k >= lim;
+  if (copies_pay && !L::params(plan.entry).needs_packets &&
       workspace_allows((packed_size(a) + packed_size(b)) * sizeof(T))) {
     GemmFacts copied = f;
     copied.packets = true;  // the copies keep each operand's fast index, on aligned lines
@@ -790,8 +791,7 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
   // Packet operands whose k-contiguous lines are off the table's sectors (copy_k_lines_off): those operands
   // alone, from the same extents on.
   constexpr int line = CopyKLinesOff<Backend<ExecSpace, T>, T>::value;
-  if (allow_copies && line > 0 && lim > 0 && !plan.copy_aligned && L::params(plan.entry).needs_packets &&
-      m >= lim && n >= lim && k >= lim) {
+  if (copies_pay && line > 0 && !plan.copy_aligned && L::params(plan.entry).needs_packets) {
     const bool ca = !k_lines_aligned_to(a, true, line), cb = !k_lines_aligned_to(b, false, line);
     if ((ca || cb) && workspace_allows(((ca ? packed_size(a) : 0) + (cb ? packed_size(b) : 0)) * sizeof(T)))
       plan.copy_aligned = plan.copy_k_lines_only = true;
