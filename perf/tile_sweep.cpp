@@ -830,10 +830,10 @@ void sweep_plans(std::int64_t m, std::int64_t n, std::int64_t k, int reps, const
   const auto c = rd::strided_op(C, rd::Trans::N);
   const rd::Strided2D<const T> ac{a.data, a.rows, a.cols, a.rs, a.cs}, bc{b.data, b.rows, b.cols, b.rs, b.cs};
   const rd::GemmPlan chosen = rd::gemm_plan(Exec(), ac, bc);
-  if (chosen.copy_aligned || rd::operands_stage_in_packets(ac, bc)) return;
+  if (chosen.copies_aligned() || rd::operands_stage_in_packets(ac, bc)) return;
   const double base = median_seconds(reps, [&] { ridgeline::gemm(Exec(), "N", "N", T(1), A, B, T(0), ref); });
   rd::GemmPlan copies = chosen;
-  copies.copy_aligned = true;
+  copies.copy_a_aligned = copies.copy_b_aligned = true;
   const double s = median_seconds(reps, [&] { rd::run_gemm_plan(Exec(), copies, ac, bc, c, T(1), T(0)); });
   std::printf("  copied aligned, then the table's plan on the copies %9.4f ms  x%.3f  err %.1e\n", s * 1e3,
               base / s, rel_diff(C, ref));

@@ -515,11 +515,14 @@ TEST(Gemm, PackedAndPeeledRerunIsBitIdentical) {
     EXPECT_TRUE(matches(h1, reference_gemm(to_host(A), to_host(B), h1, 1.0, 0.0, eps_of<float>()))) << path;
   };
   twice("copies", [&](auto c) { detail::gemm_dispatch_packed(Exec(), ca, cb, c, 1.0f, 0.0f); });
+  // op(A) alone copied, op(B) read as it is (what a plan copies where op(B) stages in packets).
+  twice("copy of op(A)",
+        [&](auto c) { detail::gemm_dispatch_packed(Exec(), ca, cb, c, 1.0f, 0.0f, true, false); });
   twice("peeled", [&](auto c) { detail::gemm_dispatch_peeled(Exec(), ca, cb, c, 1.0f, 0.0f, {256, 256}); });
 }
 
-// The decision: on a table with pack_min_extent, an odd leading dimension is copied once M, N and K
-// all reach it, and never when packets already apply; other tables never copy.
+// The decision: on a table with pack_min_extent, an operand of odd leading dimension is copied once M, N and
+// K all reach it, that operand alone, and never when packets already apply; other tables never copy.
 TEST(Gemm, PackingDecision) {
   constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, float>, float>::value;
   const float* p = nullptr;  // only strides and extents matter here
@@ -529,6 +532,13 @@ TEST(Gemm, PackingDecision) {
   EXPECT_EQ((detail::gemm_packs_operands<Exec, float>(odd, odd)), lim > 0);
   EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(even, even)));
   EXPECT_FALSE((detail::gemm_packs_operands<Exec, float>(short_k, odd)));
+  // Only the operand that cannot stage in packets is copied.
+  const detail::GemmPlan odd_a = detail::gemm_plan(Exec(), odd, even),
+                         odd_b = detail::gemm_plan(Exec(), even, odd);
+  EXPECT_EQ(odd_a.copy_a_aligned, lim > 0);
+  EXPECT_FALSE(odd_a.copy_b_aligned);
+  EXPECT_FALSE(odd_b.copy_a_aligned);
+  EXPECT_EQ(odd_b.copy_b_aligned, lim > 0);
   // The copies' lines start on 128-byte cache lines, whichever index is contiguous, in every type.
   EXPECT_EQ(detail::packed_lead(odd) * std::int64_t(sizeof(float)) % 128, 0);
   EXPECT_GE(detail::packed_lead(odd), n);
@@ -612,18 +622,17 @@ TEST(GemmPlan, Fp64KLinesOffSectorsCopied) {
 #if defined(KOKKOS_ENABLE_CUDA)
   if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
     constexpr std::int64_t lim = detail::PackMinExtent<detail::Backend<Exec, double>, double>::value;
-    const std::string copied = "packets (k-contiguous operands off sectors copied aligned)";
     const auto staging = [](const char* t, std::int64_t m, std::int64_t n, std::int64_t k) {
       return plan_staging<double>(t[0], t[1], m, n, k);
     };
-    const std::int64_t e = (lim + 15) / 16 * 16 + 2;              // even, 16-byte lines, off the sectors
-    EXPECT_EQ(staging("TN", e, e, e), copied);                    // both k-contiguous
-    EXPECT_EQ(staging("NN", e, e, e), copied);                    // op(B)
-    EXPECT_EQ(staging("TT", e, e, e), copied);                    // op(A)
-    EXPECT_EQ(staging("NT", e, e, e), "packets");                 // neither is k-contiguous
-    EXPECT_EQ(staging("TN", e + 14, e + 14, e + 14), "packets");  // lines on cache lines
-    EXPECT_EQ(staging("TN", e + 2, e + 2, e + 2), "packets");     // on sectors, off cache lines
-    EXPECT_EQ(staging("TN", e, e, lim - 2), "packets");           // K under pack_min_extent
+    const std::int64_t e = (lim + 15) / 16 * 16 + 2;  // even, 16-byte lines, off the sectors
+    EXPECT_EQ(staging("TN", e, e, e), "packets (operands copied aligned)");  // both k-contiguous
+    EXPECT_EQ(staging("NN", e, e, e), "packets (op(B) copied aligned)");
+    EXPECT_EQ(staging("TT", e, e, e), "packets (op(A) copied aligned)");
+    EXPECT_EQ(staging("NT", e, e, e), "packets");                              // neither is k-contiguous
+    EXPECT_EQ(staging("TN", e + 14, e + 14, e + 14), "packets");               // lines on cache lines
+    EXPECT_EQ(staging("TN", e + 2, e + 2, e + 2), "packets");                  // on sectors, off cache lines
+    EXPECT_EQ(staging("TN", e, e, lim - 2), "packets");                        // K under pack_min_extent
     EXPECT_EQ(plan_staging<float>('T', 'N', 2 * e, 2 * e, 2 * e), "packets");  // fp32: not this table's rule
     const double* q = nullptr;
     const detail::Strided2D<const double> a_k{q, 100, 60, 2050, 1}, a_m{q, 100, 60, 1, 2050};
@@ -1023,7 +1032,7 @@ TEST(GemmPlan, ThisTable) {
   EXPECT_EQ(odd.role, panels     ? detail::GemmRole::panels
                       : in_place ? detail::GemmRole::in_place
                                  : detail::GemmRole::general);
-  EXPECT_FALSE(odd.copy_aligned);  // too small to pay for copies on any table
+  EXPECT_FALSE(odd.copies_aligned());  // too small to pay for copies on any table
   const detail::GemmPlan big = plan(8192, 8192, 8192, 8192);
   const int packets = L::find(detail::GemmRole::packets);
   const bool packets_run =

@@ -150,15 +150,18 @@ std::string describe_tune_plan(const GemmPlan& p) {
   std::string s = gemm_entry_key<ExecSpace, T>(p.entry) + ", " + std::to_string(p.split.slices) + " K slice" +
                   (p.split.slices == 1 ? "" : "s");
   if (p.peel.m0 > 0) s += ", peeled to " + std::to_string(p.peel.m0) + "x" + std::to_string(p.peel.n0);
-  if (p.copy_aligned) s += p.copy_k_lines_only ? ", k-lines copied aligned" : ", operands copied aligned";
+  if (p.copies_aligned())
+    s += !p.copy_b_aligned   ? ", op(A) copied aligned"
+         : !p.copy_a_aligned ? ", op(B) copied aligned"
+                             : ", operands copied aligned";
   if (p.transposed) s += ", transposed";
   return s;
 }
 
 inline bool same_plan(const GemmPlan& x, const GemmPlan& y) {
   return x.entry == y.entry && x.split.slices == y.split.slices && x.peel.m0 == y.peel.m0 &&
-         x.peel.n0 == y.peel.n0 && x.copy_aligned == y.copy_aligned &&
-         x.copy_k_lines_only == y.copy_k_lines_only && x.transposed == y.transposed;
+         x.peel.n0 == y.peel.n0 && x.copy_a_aligned == y.copy_a_aligned &&
+         x.copy_b_aligned == y.copy_b_aligned && x.transposed == y.transposed;
 }
 
 template <class Be, class = void>

@@ -776,25 +776,23 @@ GemmPlan plan_gemm(const Strided2D<const T>& a, const Strided2D<const T>& b, std
       plan.entry = L::first_applying(f, usable);
     }
   }
-  // Operands that cannot stage in packets are copied aligned first where the table says the product
-  // is large enough to pay for the copies (pack_min_extent), and the workspace limit allows them; an entry
-  // that reads them in place (when::in_place) runs where they do not.
+  // Operands are copied aligned first where the table says the product is large enough to pay for the copies
+  // (pack_min_extent) and the workspace limit allows them: each operand that cannot stage in packets, and
+  // each k-contiguous one whose lines are off the table's sectors (copy_k_lines_off), that one alone. An
+  // entry that reads unaligned operands in place (when::in_place) runs where no copies are made.
   constexpr std::int64_t lim = PackMinExtent<Backend<ExecSpace, T>, T>::value;
-  const bool copies_pay = allow_copies && lim > 0 && m >= lim && n >= lim && k >= lim;
-  if (copies_pay && !L::params(plan.entry).needs_packets &&
-      workspace_allows((packed_size(a) + packed_size(b)) * sizeof(T))) {
-    GemmFacts copied = f;
-    copied.packets = true;  // the copies keep each operand's fast index, on aligned lines
-    const int i = L::first_applying(copied, usable);
-    if (L::params(i).needs_packets) plan.entry = i, plan.copy_aligned = true;
-  }
-  // Packet operands whose k-contiguous lines are off the table's sectors (copy_k_lines_off): those operands
-  // alone, from the same extents on.
-  constexpr int line = CopyKLinesOff<Backend<ExecSpace, T>, T>::value;
-  if (copies_pay && line > 0 && !plan.copy_aligned && L::params(plan.entry).needs_packets) {
-    const bool ca = !k_lines_aligned_to(a, true, line), cb = !k_lines_aligned_to(b, false, line);
-    if ((ca || cb) && workspace_allows(((ca ? packed_size(a) : 0) + (cb ? packed_size(b) : 0)) * sizeof(T)))
-      plan.copy_aligned = plan.copy_k_lines_only = true;
+  if (allow_copies && lim > 0 && m >= lim && n >= lim && k >= lim) {
+    constexpr int W = int(16 / sizeof(T)), line = CopyKLinesOff<Backend<ExecSpace, T>, T>::value;
+    const auto needs_copy = [&](const Strided2D<const T>& x, bool is_a) {
+      return !stages_in_packets(x, rows_contiguous(x), W) || (line > 0 && !k_lines_aligned_to(x, is_a, line));
+    };
+    const bool ca = needs_copy(a, true), cb = needs_copy(b, false);
+    if ((ca || cb) && workspace_allows(((ca ? packed_size(a) : 0) + (cb ? packed_size(b) : 0)) * sizeof(T))) {
+      GemmFacts copied = f;
+      copied.packets = true;  // the copies keep each operand's fast index, on aligned lines
+      const int i = L::first_applying(copied, usable);
+      if (L::params(i).needs_packets) plan.entry = i, plan.copy_a_aligned = ca, plan.copy_b_aligned = cb;
+    }
   }
   finish_plan<ExecSpace, T>(plan, plan.entry, m, n, k, compute_units);
   return plan;
@@ -831,7 +829,7 @@ bool gemm_uses_packets(const Strided2D<const T>& a, const Strided2D<const T>& b)
 // Whether ridgeline::gemm copies these operands into aligned buffers before the product.
 template <class ExecSpace, class T>
 bool gemm_packs_operands(const Strided2D<const T>& a, const Strided2D<const T>& b) {
-  return gemm_plan(ExecSpace(), a, b).copy_aligned;
+  return gemm_plan(ExecSpace(), a, b).copies_aligned();
 }
 
 // ---- executing a plan ------------------------------------------------------------------------------
@@ -1068,31 +1066,27 @@ void gemm_dispatch_peeled(const ExecSpace& exec, const Strided2D<const T>& a, co
   run_peeled(exec, plan, a, b, c, alpha, beta);
 }
 
-// The product on aligned copies of op(A) and op(B), in the instance's workspace, planned again on the
-// copies; element staging when the device cannot hold the copies. k_lines_only: only the k-contiguous
-// operands whose lines are off the table's sectors (copy_k_lines_off) are copied
-// (GemmPlan::copy_k_lines_only).
+// The product on aligned copies of op(A) (copy_a) and op(B) (copy_b), in the instance's workspace, planned
+// again on the operands it then has (GemmPlan::copy_a_aligned, copy_b_aligned); without room for the copies
+// on the device, on the operands as they are.
 template <class ExecSpace, class T, class TC>
 void gemm_dispatch_packed(const ExecSpace& exec, const Strided2D<const T>& a, const Strided2D<const T>& b,
                           const Strided2D<TC>& c, AccumulatorType<T> alpha, AccumulatorType<T> beta,
-                          bool k_lines_only = false) {
-  constexpr int line = CopyKLinesOff<Backend<ExecSpace, T>, T>::value;
-  const bool ca = !k_lines_only || (line > 0 && !k_lines_aligned_to(a, true, line));
-  const bool cb = !k_lines_only || (line > 0 && !k_lines_aligned_to(b, false, line));
-  if (ca) require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
-  if (cb) require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
+                          bool copy_a = true, bool copy_b = true) {
+  if (copy_a) require_int_range(rows_contiguous(a) ? a.cols : a.rows, "lines of the copy of op(A)", "gemm");
+  if (copy_b) require_int_range(rows_contiguous(b) ? b.cols : b.rows, "lines of the copy of op(B)", "gemm");
   auto lease = lease_workspace(exec);
   T *da = nullptr, *db = nullptr;
   try {
-    if (ca) da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
-    if (cb) db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
+    if (copy_a) da = lease.template get<T>(WorkSlot::a_copy, packed_size(a));
+    if (copy_b) db = lease.template get<T>(WorkSlot::b_copy, packed_size(b));
   } catch (const std::exception&) {
     lease.drop(WorkSlot::a_copy), lease.drop(WorkSlot::b_copy);
     gemm_dispatch(exec, a, b, c, alpha, beta, false);
     return;
   }
-  gemm_dispatch(exec, ca ? pack_aligned(exec, a, da) : a, cb ? pack_aligned(exec, b, db) : b, c, alpha, beta,
-                false);
+  gemm_dispatch(exec, copy_a ? pack_aligned(exec, a, da) : a, copy_b ? pack_aligned(exec, b, db) : b, c,
+                alpha, beta, false);
 }
 
 // The TF32 plan: operands that are not k-contiguous in aligned 16-byte packets are first copied so
@@ -1142,8 +1136,8 @@ void run_gemm_plan(const ExecSpace& exec, const GemmPlan& plan, const Strided2D<
       return;
     }
   }
-  if (plan.copy_aligned) {
-    gemm_dispatch_packed(exec, a, b, c, alpha, beta, plan.copy_k_lines_only);
+  if (plan.copies_aligned()) {
+    gemm_dispatch_packed(exec, a, b, c, alpha, beta, plan.copy_a_aligned, plan.copy_b_aligned);
   } else if (plan.peel.m0 > 0) {
     run_peeled(exec, plan, a, b, c, alpha, beta);
   } else {

@@ -543,9 +543,10 @@ inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, std::int64_t k, int bm
 struct GemmPlan {
   int entry = -1;  // index in the table's entry list
   GemmRole role = GemmRole::general;
-  bool copy_aligned = false;            // op(A) and op(B) are first copied into aligned buffers
-  bool copy_k_lines_only = false;       // with copy_aligned: only the k-contiguous operands whose lines are
-                                        // off the table's sectors (k_lines_aligned_to) are copied
+  // op(A) / op(B) is first copied into an aligned buffer (lines on cache lines, packed_lead): an operand that
+  // cannot stage in packets, or a k-contiguous one whose lines are off the table's sectors
+  // (copy_k_lines_off).
+  bool copy_a_aligned = false, copy_b_aligned = false;
   bool copy_a = false, copy_b = false;  // TF32: op(A) / op(B) are first copied k-contiguous
   bool transposed = false;              // the entry runs C^T = op(B)^T * op(A)^T (skinny M as skinny N)
   KSplit split{1, 0};                   // of the product the entry runs (the bulk, where peeled)
@@ -553,6 +554,7 @@ struct GemmPlan {
                                         // products of their own when they run
   bool calling_thread = false;          // runs on the calling thread, with no parallel launch (a host
                                         // table's calling_thread_flops; never split or peeled)
+  bool copies_aligned() const { return copy_a_aligned || copy_b_aligned; }
 };
 
 // The rest of a plan once its entry is chosen: the peel (packet entries with more than one stage) and
