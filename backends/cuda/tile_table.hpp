@@ -1042,7 +1042,10 @@ struct Tiles {
   // 128-byte lines as the bound, TN 2050^3 1.16x (0.85 -> 0.98 of cuBLAS), TT 1.11x, NN 1.10x, TN 3002 x 2998
   // x 1502 1.32x (0.85 -> 1.13); but 2500^3 (20000-byte lines: on sectors, off cache lines) 0.90-0.95x, the
   // copies' cost with no gain. The copies of odd operands said the same (-71950e0-, calls 3-5): padded to 16
-  // bytes, those that fell on sectors ran TN at 0.98-1.11 of cuBLAS, the others at 0.68-0.75.
+  // bytes, those that fell on sectors ran TN at 0.98-1.11 of cuBLAS, the others at 0.68-0.75. With 32 bytes
+  // as the bound, against 761c493, three rounds (perf/results/2026-12-07-h100-52b4bc8/): TN 2050^3 1.15x
+  // (1.01 of cuBLAS), NN 1.11x, TT 1.10x, TN 3002 x 2998 x 1502 1.30x (1.13), 2500^3 in every orientation
+  // 0.99-1.00x.
   template <class T>
   static constexpr int copy_k_lines_off = sizeof(T) == 8 ? 32 : 0;
   // Complex products from these extents on (M, N and K) run as one real product on the real entries

@@ -172,9 +172,7 @@ TileConfig describe_plan(const GemmPlan& plan) {
   t.entry = role_name(plan.role);
   if (plan.role == GemmRole::in_place) t.staging = "elements in place (one-element copies)";
   if (plan.copies_aligned())
-    t.staging = !plan.copy_b_aligned   ? "packets (op(A) copied aligned)"
-                : !plan.copy_a_aligned ? "packets (op(B) copied aligned)"
-                                       : "packets (operands copied aligned)";
+    t.staging = std::string("packets (") + aligned_copies_name(plan) + " copied aligned)";
   if (plan.copy_a || plan.copy_b) t.staging = "packets (operands copied k-contiguous)";
   t.k_slices = plan.split.slices;
   t.calling_thread = plan.calling_thread;

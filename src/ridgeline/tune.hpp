@@ -150,10 +150,7 @@ std::string describe_tune_plan(const GemmPlan& p) {
   std::string s = gemm_entry_key<ExecSpace, T>(p.entry) + ", " + std::to_string(p.split.slices) + " K slice" +
                   (p.split.slices == 1 ? "" : "s");
   if (p.peel.m0 > 0) s += ", peeled to " + std::to_string(p.peel.m0) + "x" + std::to_string(p.peel.n0);
-  if (p.copies_aligned())
-    s += !p.copy_b_aligned   ? ", op(A) copied aligned"
-         : !p.copy_a_aligned ? ", op(B) copied aligned"
-                             : ", operands copied aligned";
+  if (p.copies_aligned()) s += std::string(", ") + aligned_copies_name(p) + " copied aligned";
   if (p.transposed) s += ", transposed";
   return s;
 }

@@ -578,6 +578,11 @@ struct GemmPlan {
                                         // table's calling_thread_flops; never split or peeled)
   bool copies_aligned() const { return copy_a_aligned || copy_b_aligned; }
 };
+// What a plan copies aligned, as its descriptions name it (gemm_tile_config's staging, the tuner's plans):
+// "op(A)", "op(B)" or "operands" (both); for a plan with copies_aligned().
+inline const char* aligned_copies_name(const GemmPlan& p) {
+  return !p.copy_b_aligned ? "op(A)" : !p.copy_a_aligned ? "op(B)" : "operands";
+}
 
 // The rest of a plan once its entry is chosen: the peel (packet entries with more than one stage) and
 // the K split of what the entry runs. compute units and acc_bytes as above.
