@@ -700,37 +700,6 @@ TEST(GemmPlan, Fp64KLinesOffSectorsCopied) {
   GTEST_SKIP() << "a CUDA table rule";
 }
 
-// CUDA fp32 products just past a wave of the small tiles' split teams, whose excess is a thin last tile
-// column or row, peel it (tile_table.hpp, GemmTilesFp32Small::peel_thin_edges): the plan on this device, and
-// the peeled product against the reference, odd leading dimensions (element staging), beta zero (C poisoned)
-// and not (not in reduced runs: the host reference of a 1021 x 1031 x 1033 product).
-TEST(GemmPlan, Fp32ThinEdgePeeled) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    using F = backends::cuda::GemmTilesFp32Small;
-    const std::int64_t units = detail::ComputeUnits<detail::Backend<Exec, float>, Exec>::of(Exec());
-    const detail::PeelPlan want =
-        detail::plan_thin_edge_peel(1021, 1031, F::bm, F::bn, units * F::split_teams_per_cu);
-    const TileConfig c = plan_config<float>('N', 'N', 1021, 1031, 1033);
-    EXPECT_EQ(c.entry, "small tiles");
-    EXPECT_EQ(c.peel_m, want.m0);
-    EXPECT_EQ(c.peel_n, want.n0);
-    if (units == 132) {  // H100 and H200: 16 x 17 tiles for 264 slots
-      EXPECT_EQ(c.peel_m, 1021);
-      EXPECT_EQ(c.peel_n, 1024);
-      EXPECT_EQ(c.k_slices, 1);
-    }
-    EXPECT_EQ(plan_config<float>('N', 'N', 1024, 1024, 1024).peel_m, 0);  // one wave
-    if (reduced()) return;
-    std::uint64_t seed = 9900;
-    run({1021, 1031, 1033, 'N', 'N', Lay::left, Lay::left, Lay::left, -0.75, 0.0, Dt::f32, seed += 3});
-    run({1031, 1021, 1033, 'T', 'N', Lay::left, Lay::left, Lay::left, 0.5, 0.5, Dt::f32, seed += 3});
-    return;
-  }
-#endif
-  GTEST_SKIP() << "a CUDA table rule";
-}
-
 // ---- peeling thin remainders ------------------------------------------------------------------
 // The bulk, the rows below it and the columns right of it as three products, run directly with
 // a given split on every backend: only the remainder rows, only the remainder columns, and both.
@@ -971,21 +940,6 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::plan_k_split(ragged, 4 * 64, 66 * 64 + 1, 1033, 132, 4).slices, 3);
   EXPECT_EQ(detail::plan_k_split(ragged, 1021, 1031, 511, 132, 4).slices, 1);
   EXPECT_EQ(detail::plan_k_split(ragged, 1024, 1024, 1024, 132, 4).slices, 1);  // under a wave: two's split
-  // A thin edge past the wave is peeled instead, where an entry names peel_thin_edges: 1021 x 1031 on 64 x 64
-  // tiles keeps its 16 x 16 tiles (the 17th column is 7 wide, at most a quarter of a tile) for 264 slots.
-  const auto thin = [](std::int64_t m, std::int64_t n) {
-    return detail::plan_thin_edge_peel(m, n, 64, 64, 264);
-  };
-  EXPECT_EQ(thin(1021, 1031).m0, 1021);
-  EXPECT_EQ(thin(1021, 1031).n0, 1024);
-  EXPECT_EQ(thin(1031, 1021).m0, 1024);  // the same as a thin last row
-  EXPECT_EQ(thin(1031, 1021).n0, 1021);
-  EXPECT_EQ(thin(1021, 1041).m0, 0);     // 17 columns wide: not thin
-  EXPECT_EQ(thin(1024, 1024).m0, 0);     // one wave
-  EXPECT_EQ(thin(1100, 1031).m0, 0);     // 18 x 16 tiles still past the wave
-  EXPECT_EQ(thin(1030, 1030).m0, 1024);  // 17 x 17: both thin edges go
-  EXPECT_EQ(thin(1030, 1030).n0, 1024);
-  EXPECT_EQ(detail::plan_thin_edge_peel(1021, 1031, 64, 64, 0).m0, 0);  // device unknown
   // Short K: at most kMaxK deep, with packets.
   using Shallow = detail::when::depth_at_most<2048>;
   EXPECT_TRUE(Shallow::applies(detail::GemmFacts{8192, 8192, 2048, true, false, 132}));

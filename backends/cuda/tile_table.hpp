@@ -333,12 +333,6 @@ struct GemmTilesFp32Small {
   // 1.021x, 3 1.080x, 4 1.062x, 6 1.038x. cuBLAS splits the same product three ways. ridgeline-perf, three
   // rounds (perf/results/2026-12-07-h100-5581ff5/): 1021 1.084x (0.70 -> 0.76 of cuBLAS), 1056^3 1.085x.
   static constexpr int ragged_slice_steps = 16;
-  // Where the tiles past the wave are a thin last column or row (1021 x 1031: 16 x 17 tiles, the 17th column
-  // 7 wide), that edge is peeled instead (plan_thin_edge_peel, gemm_plan.hpp): 16 x 16 tiles in one slice,
-  // then 1021 x 7 x 1033 on a multi-vector entry. On the H100 (perf/results/2026-12-07-h100-52b4bc8/,
-  // -probe.txt) these tiles ran 1024^3 in 66.6 us and 1021 x 1031 x 1033 in 89.7 us in three slices (93.0
-  // with aligned operands); predicted 72-75 us peeled.
-  static constexpr bool peel_thin_edges = true;
   static constexpr bool prefer_l1 = true;
   static constexpr int max_depth = 192;
 };

@@ -281,7 +281,6 @@ struct GemmEntryParams {
   int min_slice_steps = 16, max_slices = 16, split_teams = 1;
   int deep_split_teams = 0, deep_slice_steps = 0;  // 0: no deep split
   int ragged_slice_steps = 0;                      // 0: no split past a wave
-  bool peel_thin_edges = false;                    // plan_thin_edge_peel applies
 };
 template <class Cfg, class = void>
 struct DeepSplit {
@@ -296,11 +295,6 @@ struct RaggedSliceSteps : std::integral_constant<int, 0> {};
 template <class Cfg>
 struct RaggedSliceSteps<Cfg, std::void_t<decltype(Cfg::ragged_slice_steps)>>
     : std::integral_constant<int, Cfg::ragged_slice_steps> {};
-template <class Cfg, class = void>
-struct PeelThinEdges : std::false_type {};
-template <class Cfg>
-struct PeelThinEdges<Cfg, std::void_t<decltype(Cfg::peel_thin_edges)>>
-    : std::bool_constant<Cfg::peel_thin_edges> {};
 template <class Cfg, class = void>
 struct SplitTeams : std::integral_constant<int, Cfg::min_blocks> {};
 template <class Cfg>
@@ -324,7 +318,6 @@ GemmEntryParams tile_params() {
   p.split_teams = SplitTeams<Cfg>::value;
   p.deep_split_teams = DeepSplit<Cfg>::teams, p.deep_slice_steps = DeepSplit<Cfg>::steps;
   p.ragged_slice_steps = RaggedSliceSteps<Cfg>::value;
-  p.peel_thin_edges = PeelThinEdges<Cfg>::value;
   return p;
 }
 template <class E>
@@ -546,21 +539,6 @@ inline PeelPlan plan_peel(std::int64_t m, std::int64_t n, std::int64_t k, int bm
   return best;
 }
 
-// The bulk to run alone where a product is just past one wave of `slots` teams and its excess tiles are a
-// thin last tile column or row (at most a quarter of the tile's columns or rows): the bulk without it fits
-// the wave, and the thin edge runs after it as a product of its own (a few columns or rows: a multi-vector or
-// few-column entry). An entry takes it where it names peel_thin_edges; {} where it does not apply.
-inline PeelPlan plan_thin_edge_peel(std::int64_t m, std::int64_t n, int bm, int bn, std::int64_t slots) {
-  const std::int64_t tiles_m = (m + bm - 1) / bm, tiles_n = (n + bn - 1) / bn;
-  if (slots <= 0 || tiles_m * tiles_n <= slots) return {};
-  const std::int64_t rm = m % bm, rn = n % bn;
-  const bool thin_m = rm > 0 && 4 * rm <= bm, thin_n = rn > 0 && 4 * rn <= bn;
-  if (thin_n && tiles_m * (tiles_n - 1) <= slots) return {m, n - rn};
-  if (thin_m && (tiles_m - 1) * tiles_n <= slots) return {m - rm, n};
-  if (thin_m && thin_n && (tiles_m - 1) * (tiles_n - 1) <= slots) return {m - rm, n - rn};
-  return {};
-}
-
 // ---- the plan --------------------------------------------------------------------------------
 struct GemmPlan {
   int entry = -1;  // index in the table's entry list
@@ -596,11 +574,8 @@ inline void plan_peel_and_split(GemmPlan& plan, const GemmEntryParams& p, std::i
   // Only the packet entries peel: narrow ones have no rows to spare, and the small-tile entry ran its
   // products faster whole (DGEMM 2500x2500x1000: 0.300 ms whole, 0.364 peeled;
   // perf/results/2026-12-01-h200-e50b3ec/h200-2026-12-01-e50b3ec-plans-sweep.txt).
-  // Entries that name peel_thin_edges peel only a thin edge, just past a wave of their split's teams.
   if (p.role == GemmRole::packets && p.stages > 1)
     plan.peel = plan_peel(m, n, k, p.bm, p.bn, p.bk, compute_units * p.min_blocks);
-  else if (p.peel_thin_edges)
-    plan.peel = plan_thin_edge_peel(m, n, p.bm, p.bn, compute_units * p.split_teams);
   const bool peeled = plan.peel.m0 > 0;
   plan.split =
       plan_k_split(p, peeled ? plan.peel.m0 : m, peeled ? plan.peel.n0 : n, k, compute_units, acc_bytes);
