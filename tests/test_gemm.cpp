@@ -481,6 +481,9 @@ void packed_case(char ta, char tb, std::int64_t m, std::int64_t n, std::int64_t 
       });
 }
 
+// Through the copies, odd leading dimensions, every orientation. On tile entries the copies' padding past the
+// last row (column) is read as rows of the edge tiles (extended_to_packets): 133 rows run as 136, so the rows
+// written past C (expect_direct_product's sentinel) would show.
 TEST(Gemm, PackedOperandsMatchReference) {
   std::uint64_t seed = 6000;
   for (const char* t : {"NN", "NT", "TN", "TT"}) {
@@ -491,6 +494,50 @@ TEST(Gemm, PackedOperandsMatchReference) {
   packed_case<float>('N', 'N', 260, 300, 90, 0.25, seed += 3);
   packed_case<float>('T', 'N', 20, 30, 10, 0.0, seed += 3);
   EXPECT_GT(ridgeline::workspace_bytes(), 0u);
+}
+
+// The copies read to the next whole 16-byte packet along their fast index (extended_to_packets), every
+// orientation, on this table's packet entry where its kernel stages the orientation in packets, else on its
+// general entry (element staging; the host's case): the copies' zero padding enters the edge tiles as rows
+// (columns) of op(A) (op(B)), and C keeps only its own: against the reference, and nothing written past C's
+// last row (expect_direct_product's sentinel). 133 rows and 131 columns run as 136 and 132.
+TEST(Gemm, CopiesReadToWholePackets) {
+  using L = detail::GemmEntriesOf<Exec, float>;
+  const int packets = L::find(detail::GemmRole::packets), general = L::find(detail::GemmRole::general);
+  if (packets < 0 || general < 0) GTEST_SKIP() << "no packet or general entry in this table";
+  const std::int64_t m = 133, n = 131, k = reduced() ? 40 : 150;
+  std::uint64_t seed = 9950;
+  for (const char* t : {"NN", "NT", "TN", "TT"}) {
+    const bool a_t = t[0] == 'T', b_t = t[1] == 'T';
+    const std::int64_t ar = a_t ? k : m, br = b_t ? n : k;
+    auto bigA = make_matrix<float, Kokkos::LayoutLeft>("A", odd_above(ar), a_t ? m : k);
+    auto bigB = make_matrix<float, Kokkos::LayoutLeft>("B", odd_above(br), b_t ? k : n);
+    auto A = Kokkos::subview(bigA, std::make_pair<std::int64_t>(0, ar), Kokkos::ALL());
+    auto B = Kokkos::subview(bigB, std::make_pair<std::int64_t>(0, br), Kokkos::ALL());
+    for (double beta : {0.0, 0.5})
+      expect_direct_product<float>(
+          t[0], t[1], A, B, m, n, -0.7, beta, seed += 3, std::string(t) + " extended copies",
+          [&](auto ca, auto cb, auto c, float al, float be) {
+            Kokkos::View<float*, Mem> da("da", detail::packed_size(ca)), db("db", detail::packed_size(cb));
+            const auto a2 = detail::pack_aligned(Exec(), ca, da.data());
+            const auto b2 = detail::pack_aligned(Exec(), cb, db.data());
+            bool capable = false;  // the packet entry's kernel stages this orientation in packets
+            L::visit(packets, [&](auto e) {
+              using E = decltype(e);
+              if constexpr (E::When::role == detail::GemmRole::packets)
+                capable = detail::entry_vector_capable<Exec, float, E>(detail::rows_contiguous(a2),
+                                                                       !detail::rows_contiguous(b2));
+            });
+            const detail::GemmPlan plan = detail::gemm_plan_with_entry<Exec, float>(
+                Exec(), detail::GemmPlan{}, capable ? packets : general, m, n, k);
+            ASSERT_EQ(plan.peel.m0, 0);
+            const auto a3 = detail::rows_contiguous(a2) ? detail::extended_to_packets(a2, plan) : a2;
+            const auto b3 = !detail::rows_contiguous(b2) ? detail::extended_to_packets(b2, plan) : b2;
+            EXPECT_EQ(a3.rows, a_t ? m : 136) << t;  // op(A) m-contiguous (A not transposed): 133 -> 136
+            EXPECT_EQ(b3.cols, b_t ? 132 : n) << t;  // op(B) n-contiguous (B transposed): 131 -> 132
+            detail::run_gemm_plan(Exec(), plan, a3, b3, c, al, be);
+          });
+  }
 }
 
 // The copy path and the peeled path give the same bits on a rerun, as the direct kernels do.

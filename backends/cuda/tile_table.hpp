@@ -332,6 +332,9 @@ struct GemmTilesFp32Small {
   // H100 (perf/results/2026-12-07-h100-585d245/, -tune32.txt), against the table's one slice: 2 slices
   // 1.021x, 3 1.080x, 4 1.062x, 6 1.038x. cuBLAS splits the same product three ways. ridgeline-perf, three
   // rounds (perf/results/2026-12-07-h100-5581ff5/): 1021 1.084x (0.70 -> 0.76 of cuBLAS), 1056^3 1.085x.
+  // Peeling the thin 17th column instead (16 x 16 tiles in one slice, then 1021 x 7 x 1033 as a product of
+  // its own) ran 0.88x this split, 1030^3 (two edges) 0.57x (perf/results/2026-12-07-h100-5f1d980/): the edge
+  // took about 30 us on the multi-vector rows entry, two teams of 512 rows.
   static constexpr int ragged_slice_steps = 16;
   static constexpr bool prefer_l1 = true;
   static constexpr int max_depth = 192;
