@@ -315,6 +315,11 @@ TEST(GemvKernels, UnitStrideDotKernel) {
   run_unit_kernel<false>(297, 203, 1);
   run_unit_kernel<false>(297, 4099, 1);
   run_unit_kernel<false>(5, 7, 1);  // fewer rows than a row block, fewer columns than a step
+  // Rows of at most the table's short_row_bytes (4 KB: 512 doubles) run one at a time: just inside, with a
+  // vector and a scalar tail (509), and just outside.
+  run_unit_kernel<false>(67, 509, 2);
+  run_unit_kernel<false>(67, 512, 2);
+  run_unit_kernel<false>(67, 513, 2);
 }
 // The rows kernel's blocks (pure): the rows spread over the threads in whole vectors, capped. A
 // template, so that a table without a unit-stride kernel (K void, as on CUDA) discards the checks
@@ -334,6 +339,10 @@ void check_rows_blocks() {
     EXPECT_EQ((gemv_config<Exec, float>(true, &exec, 4096, 4096).kernel),
               "rows (vector registers, at unit stride)");
     EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 4096, 4096).kernel),
+              "dot (vector registers, at unit stride)");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 50000, 1024).kernel),
+              "dot (vector registers, at unit stride; short rows)");
+    EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 50000, 1025).kernel),
               "dot (vector registers, at unit stride)");
   }
 }
@@ -434,12 +443,22 @@ INSTANTIATE_TEST_SUITE_P(All, GemvWide, ::testing::ValuesIn(wide_cases()));
 // The short-row dot entry: rows of at most the table's bytes, just inside and just outside; never for
 // tables without one. gemv_config reports what runs.
 // The name gemv_config gives the regular entry of `kind` ("rows", "dot"): the table's unit-stride kernel's
-// where it has one.
+// where it has one, which runs fp32 dot rows of at most its kShortBytes one at a time (`cols`).
+template <class K, class = void>
+struct ShortRowBytes : std::integral_constant<std::int64_t, 0> {};  // the rows kernel has no short rows
+template <class K>
+struct ShortRowBytes<K, std::void_t<decltype(K::kShortBytes)>>
+    : std::integral_constant<std::int64_t, K::kShortBytes> {};
 template <class Cfg>
-std::string regular_gemv_name(const std::string& kind) {
-  return std::is_void_v<typename detail::GemvUnitKernelOf<Cfg, Exec, float, float>::type>
-             ? kind
-             : kind + " (vector registers, at unit stride)";
+std::string regular_gemv_name(const std::string& kind, std::int64_t cols = 0) {
+  using Unit = typename detail::GemvUnitKernelOf<Cfg, Exec, float, float>::type;
+  if constexpr (std::is_void_v<Unit>) {
+    return kind;
+  } else {
+    if (cols > 0 && cols * std::int64_t(sizeof(float)) <= ShortRowBytes<Unit>::value)
+      return kind + " (vector registers, at unit stride; short rows)";
+    return kind + " (vector registers, at unit stride)";
+  }
 }
 template <class Short>
 void expect_short_dot() {
@@ -449,7 +468,7 @@ void expect_short_dot() {
   if constexpr (Short::max_bytes == 0) {
     EXPECT_FALSE(uses(1)) << "no short-row entry in this table";
     EXPECT_EQ((gemv_config<Exec, float>(false, &exec, 100000, 1000).kernel),
-              regular_gemv_name<typename Be::template gemv_dot<float>>("dot"));
+              regular_gemv_name<typename Be::template gemv_dot<float>>("dot", 1000));
   } else {
     EXPECT_TRUE(uses(Short::max_bytes / 4));
     EXPECT_FALSE(uses(Short::max_bytes / 4 + 1));

@@ -9,7 +9,9 @@
 //     a (block_rows) array in L1; per pass of kCols columns, each vector of the block loads its sums
 //     once and adds kCols columns of A into them: kCols streams of A, one long run each per block.
 //   HostGemvDot (op(A) columns contiguous, "T" on LayoutLeft): a team owns Cfg::rows rows; kRows rows
-//     at once, kU vectors of each per step, every x vector serving kRows rows.
+//     at once, kU vectors of each per step, every x vector serving kRows rows. Rows of at most
+//     Cfg::short_row_bytes run one at a time instead, kShortU vectors a step, then whole vectors, so that
+//     the team reads one stream through its rows, and a short row's scalar tail is under one vector.
 //
 // Sums run in a fixed order (column order per element in Rows; per vector lane, then the lanes and the
 // scalar tail in a fixed tree in Dot), so reruns are bit-identical. The vector types are micro_kernel.hpp's
@@ -106,7 +108,8 @@ struct HostGemvRows {
   }
 };
 
-// Cfg: simd_bytes, rows (per team), row_block (kRows), unroll (kU vectors per row and step).
+// Cfg: simd_bytes, rows (per team), row_block (kRows), unroll (kU vectors per row and step),
+// short_row_bytes and short_unroll (kShortU) for short rows.
 template <class ExecSpace, class Cfg, class T>
 struct HostGemvDot {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "real types only");
@@ -115,7 +118,8 @@ struct HostGemvDot {
   using V = GemvVec<T, Cfg::simd_bytes>;
   using Vec = typename V::type;
   static constexpr int W = V::W;
-  static constexpr int kRows = Cfg::row_block, kU = Cfg::unroll;
+  static constexpr int kRows = Cfg::row_block, kU = Cfg::unroll, kShortU = Cfg::short_unroll;
+  static constexpr std::int64_t kShortBytes = Cfg::short_row_bytes;
   static constexpr int BR = Cfg::rows;
   static_assert(BR % kRows == 0, "a team's rows are whole row blocks");
 
@@ -155,6 +159,26 @@ struct HostGemvDot {
     }
   }
 
+  // Row i . x for a short row: kShortU vectors a step, then whole vectors, then the scalar tail; the
+  // vectors summed in a fixed tree.
+  T dot_short(std::int64_t i) const {
+    const T* row = a.data + i * a.rs;
+    const std::int64_t ncols = a.cols, step = std::int64_t(kShortU) * W, full = ncols / step * step,
+                       whole = ncols / W * W;
+    Vec acc[kShortU];
+    for (int u = 0; u < kShortU; ++u) acc[u] = Vec{};
+    for (std::int64_t j = 0; j < full; j += step) {
+      RIDGELINE_UNROLL
+      for (int u = 0; u < kShortU; ++u) acc[u] += V::load(row + j + u * W) * V::load(x.data + j + u * W);
+    }
+    for (std::int64_t j = full; j < whole; j += W) acc[0] += V::load(row + j) * V::load(x.data + j);
+    for (int w = 1; w < kShortU; w *= 2)
+      for (int u = 0; u + w < kShortU; u += 2 * w) acc[u] += acc[u + w];
+    T tail(0);
+    for (std::int64_t j = whole; j < ncols; ++j) tail += row[j] * x.data[j];
+    return V::sum(acc[0]) + tail;
+  }
+
   void write(std::int64_t i, T s) const {
     T v = alpha * s;
     if (beta != T(0)) v += beta * y(i);
@@ -164,6 +188,10 @@ struct HostGemvDot {
   void operator()(const member_type& team) const {
     const std::int64_t i0 = std::int64_t(team.league_rank()) * BR;
     const std::int64_t i1 = i0 + BR < a.rows ? i0 + BR : a.rows;
+    if (a.cols * std::int64_t(sizeof(T)) <= kShortBytes) {
+      for (std::int64_t i = i0; i < i1; ++i) write(i, dot_short(i));
+      return;
+    }
     std::int64_t rb = i0;
     for (; rb + kRows <= i1; rb += kRows) {
       T s[kRows];

@@ -292,9 +292,16 @@ struct GemvDotTiles {
                        vec = 1;
   static constexpr int scratch_level = 0;
 #if defined(RIDGELINE_HOST_VECTOR_MICRO_KERNEL)
-  // The vector kernel's own shape: 8 rows at once, 1 vector of each per step.
+  // The vector kernel's own shape: 8 rows at once, 1 vector of each per step. Rows of at most 4 KB one at a
+  // time, 2 vectors a step: in a probe alternating variants with OpenBLAS in one process (21 rounds, cold A;
+  // perf/results/2026-12-07-host-547e9fd/), T 500 x 50000 fp64 (4000-byte rows) 1.133 of OpenBLAS against
+  // 0.866 for 8 rows at once, fp32 1.485 against 0.890, T 1000 x 100000 fp32 1.210 / 0.981, T 200 x 200000
+  // fp64 1.428 / 0.837; 8 KB rows level (1.062 / 1.059 fp64, 0.981 / 0.994 fp32); 16 KB rows lose (T 2048 x
+  // 20000 fp64 0.927 / 0.978, 4096^2 0.962 / 1.070 fp64, 0.930 / 1.013 fp32). 4 vectors a step ran 1.076
+  // and 1.352 at 500 x 50000.
   struct Unit {
     static constexpr int simd_bytes = 64, rows = 64, row_block = 8, unroll = 1;
+    static constexpr int short_row_bytes = 4096, short_unroll = 2;
   };
   template <class ExecSpace, class T>
   using unit_kernel = GemvUnitKernel<ExecSpace, T, Unit, HostGemvDot>;
