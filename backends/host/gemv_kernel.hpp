@@ -130,6 +130,8 @@ struct HostGemvDot {
 
   std::int64_t teams() const { return (a.rows + BR - 1) / BR; }
   static constexpr std::size_t scratch_bytes() { return 0; }
+  // Whether rows of `cols` elements run one at a time (dot_short); gemv_config names them from this too.
+  static bool short_rows(std::int64_t cols) { return cols * std::int64_t(sizeof(T)) <= kShortBytes; }
 
   // out[r] = row (rb + r) . x for kR rows.
   template <int kR>
@@ -188,7 +190,7 @@ struct HostGemvDot {
   void operator()(const member_type& team) const {
     const std::int64_t i0 = std::int64_t(team.league_rank()) * BR;
     const std::int64_t i1 = i0 + BR < a.rows ? i0 + BR : a.rows;
-    if (a.cols * std::int64_t(sizeof(T)) <= kShortBytes) {
+    if (short_rows(a.cols)) {
       for (std::int64_t i = i0; i < i1; ++i) write(i, dot_short(i));
       return;
     }

@@ -144,7 +144,7 @@ GemvConfig gemv_config(bool rows_contiguous = true, const ExecSpace* exec = null
       g.kernel = "dot (vector registers, at unit stride)";
       g.rows_per_team = Unit::BR, g.row_block = Unit::kRows, g.unroll = Unit::kU, g.vec = Unit::W;
       g.lanes = 1;
-      if (cols > 0 && cols * std::int64_t(sizeof(Scalar)) <= Unit::kShortBytes) {  // one row at a time
+      if (cols > 0 && Unit::short_rows(cols)) {  // one row at a time
         g.kernel = "dot (vector registers, at unit stride; short rows)";
         g.row_block = 1, g.unroll = Unit::kShortU;
       }
