@@ -257,12 +257,13 @@ struct SweepAsync<true> {
   using async_copy = ridgeline::backends::cuda::AsyncCopySm80;
 };
 // kK8: m16n8k8 instructions one k8 slice at a time, the next slice's fragments loaded across the K
-// steps' barriers (fragments_across_steps).
+// steps' barriers (fragments_across_steps). kK16Across: the same loop on m16n8k16, one k16 slice at a time
+// (K steps of 32 or more: an even number of slices).
 template <int kBm, int kBn, int kBk, int kWm, int kWn, int kStages, int kMinBlocks, bool kAsync,
-          bool kCopiesAfter = false, bool kSteady = false, bool kK8 = false>
+          bool kCopiesAfter = false, bool kSteady = false, bool kK8 = false, bool kK16Across = false>
 struct Dmma : SweepAsync<kAsync> {
   static constexpr bool copies_after_products = kCopiesAfter, steady_loop = kSteady;
-  static constexpr bool fragments_across_steps = kK8;
+  static constexpr bool fragments_across_steps = kK8 || kK16Across;
   static constexpr int dmma_k = kK8 ? 8 : 16;
   static constexpr int bm = kBm, bn = kBn, bk = kBk, warp_m = kWm, warp_n = kWn, tm = kWm / 8, tn = kWn / 4;
   static constexpr int pad_a = 4, pad_b = 4, pad_k = 4;
@@ -270,6 +271,12 @@ struct Dmma : SweepAsync<kAsync> {
   static constexpr int min_blocks = kMinBlocks, scratch_level = 0, group_m = 8;
   template <class T, class Acc>
   using micro_kernel = ridgeline::backends::cuda::DmmaSm90MicroKernel<Dmma, T, Acc>;
+};
+// A candidate with the epilogue that stores alpha = 1, beta = 0 sums as they are (store_as_summed,
+// gemm_epilogue.hpp), as the table's short-K entry has it.
+template <class Base>
+struct Summed : Base {
+  static constexpr bool store_as_summed = true;
 };
 
 void sweep_gemm_dmma(int n, int reps) {
@@ -395,6 +402,31 @@ void sweep_gemm_dmma_rect(std::int64_t m, std::int64_t n, std::int64_t k, int re
                                                                        ref, reps, base);
   gemm_candidate<Dmma<64, 32, 32, 32, 16, 3, 3, true, false, true>, T>("64x32x32 w32x16 3st 3/SM", A, B, C,
                                                                        ref, reps, base);
+  // The same K steps of 32 with each k16 slice's fragments loaded while the previous slice multiplies, across
+  // the K steps' barriers (fragments_across_steps): ncu had Ridgeline's 1024^3 warps stalled on fixed-latency
+  // dependencies (the fragment loads before their DMMAs) and cuBLAS's on the busy DP pipe, at 236 registers
+  // a thread, room for two fragment sets beside 32 x 32 accumulators.
+  gemm_candidate<Dmma<128, 64, 32, 32, 32, 3, 1, true, false, false, false, true>, T>(
+      "k16 across 128x64x32 w32x32 3st 1/SM", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 32, 32, 32, 4, 1, true, false, false, false, true>, T>(
+      "k16 across 128x64x32 w32x32 4st 1/SM", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<64, 64, 32, 32, 32, 3, 2, true, false, false, false, true>, T>(
+      "k16 across 64x64x32 w32x32 3st 2/SM", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<32, 64, 32, 16, 32, 3, 2, true, false, false, false, true>, T>(
+      "k16 across 32x64x32 w16x32 3st 2/SM", A, B, C, ref, reps, base);
+  gemm_candidate<Dmma<128, 64, 32, 32, 32, 3, 1, true, false, false, true>, T>(
+      "k8 across 128x64x32 w32x32 3st 1/SM", A, B, C, ref, reps, base);
+  // Short K at many waves (8192^2 x 256, gemm_batched 256^3): cuBLAS runs 128x64x16 tiles on m16n8k8, three
+  // stages, 2 x 2 warps of 64 x 32 (ncu, perf/results/2026-12-07-h100-77bea0a/). Each with the short-K
+  // entry's epilogue, against the short-K entry itself.
+  gemm_candidate<Summed<Dmma<64, 64, 16, 32, 32, 3, 3, true, false, true>>, T>(
+      "summed 64x64x16 3st 3/SM (short entry)", A, B, C, ref, reps, base);
+  gemm_candidate<Summed<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, false, true>>, T>(
+      "summed k8 across 128x64x16 w64x32 3st 2/SM", A, B, C, ref, reps, base);
+  gemm_candidate<Summed<Dmma<128, 64, 16, 64, 32, 3, 2, true, false, true>>, T>(
+      "summed 128x64x16 w64x32 3st 2/SM steady", A, B, C, ref, reps, base);
+  gemm_candidate<Summed<Dmma<128, 64, 32, 32, 32, 3, 1, true, false, false, false, true>>, T>(
+      "summed k16 across 128x64x32 w32x32 3st 1/SM", A, B, C, ref, reps, base);
 }
 
 // ---- FP16/BF16 in, FP32 out on the tensor cores: HMMA (mma.sync m16n8k16) candidates -------------
