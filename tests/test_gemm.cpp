@@ -2518,51 +2518,6 @@ TEST(GemmPlan, Fp64HalfAWaveOnK32Tiles) {
   GTEST_SKIP() << "a CUDA table rule";
 }
 
-// CUDA fp64 products whose 128 x 64 tiles fill min_wave_percent to max_wave_percent of the SMs (one team
-// each), K past the short-K entry's depth and up to max_depth, run those tiles in K steps of 32 with the
-// fragments loaded across the steps (tile_table.hpp, GemmTilesFp64DmmaK32Across), one slice; fewer or more
-// tiles, a shorter or a deeper K, do not. Plans only, on this device's SMs; and such products run against the
-// reference in every orientation, K a multiple of 32 and not.
-TEST(GemmPlan, Fp64NearlyAWaveOnK32AcrossTiles) {
-#if defined(KOKKOS_ENABLE_CUDA)
-  if constexpr (std::is_same_v<Exec, Kokkos::Cuda>) {
-    using F = backends::cuda::GemmTilesFp64DmmaK32Across;
-    const std::int64_t cu = detail::ComputeUnits<detail::Backend<Exec, double>, Exec>::of(Exec());
-    const std::int64_t slots = cu * F::min_blocks;
-    const auto plan = [](std::int64_t m, std::int64_t n, std::int64_t k) {
-      return gemm_tile_config(Exec(), "N", "N", plan_only_view<double>(m, k), plan_only_view<double>(k, n));
-    };
-    const auto is_entry = [](const TileConfig& c) {
-      return c.bm == F::bm && c.bn == F::bn && c.bk == F::bk && c.micro_kernel == F::micro_kernel_name;
-    };
-    // 8 rows of tiles and just enough columns of them for min_wave_percent, and just under max_wave_percent.
-    const std::int64_t low = (F::min_wave_percent * slots + 8 * 100 - 1) / (8 * 100);
-    const std::int64_t high = (F::max_wave_percent * slots - 1) / 100 / 8;
-    ASSERT_LE(low, high);
-    for (const std::int64_t cols : {low, high}) {
-      const TileConfig c = plan(8 * F::bm, cols * F::bn, 1024);
-      EXPECT_TRUE(is_entry(c)) << cols << ": " << c.micro_kernel << " " << c.bm << "x" << c.bn << "x" << c.bk;
-      EXPECT_EQ(c.k_slices, 1) << cols;
-    }
-    EXPECT_FALSE(is_entry(plan(8 * F::bm, (low - 1) * F::bn, 1024))) << low - 1;
-    EXPECT_FALSE(is_entry(plan(8 * F::bm, (high + 1) * F::bn, 1024))) << high + 1;
-    EXPECT_FALSE(is_entry(plan(8 * F::bm, high * F::bn, F::max_depth + 32)));
-    EXPECT_FALSE(
-        is_entry(plan(8 * F::bm, high * F::bn, backends::cuda::GemmTilesFp64DmmaShort::short_depth)));
-    std::uint64_t seed = 9600;
-    // Edge tiles in both directions; even m and n keep every column 16-byte aligned (packets).
-    const std::int64_t m = 8 * F::bm - 6, n = high * F::bn - 2;
-    ASSERT_TRUE(is_entry(plan(m, n, 300)));
-    for (const char* t : {"NN", "NT", "TN", "TT"})
-      for (const std::int64_t k : {std::int64_t(300), std::int64_t(F::max_depth)})
-        for (double beta : {0.0, 0.5})
-          run({m, n, k, t[0], t[1], Lay::left, Lay::left, Lay::left, -0.75, beta, Dt::f64, seed += 3});
-    return;
-  }
-#endif
-  GTEST_SKIP() << "a CUDA table rule";
-}
-
 // The table's fp64 entries through ridgeline::gemm: split-K (few tiles, deep K) on the packet
 // entry, and a bit-identical rerun of it.
 TEST(GemmDmma, TableEntriesSplitKAndRerun) {

@@ -472,20 +472,6 @@ struct GemmTilesFp64DmmaK32 : DmmaAsyncEntry<GemmTilesFp64DmmaK32, 32, 64, 16, 3
   static constexpr int min_wave_percent = 40, max_wave_percent = 75, max_depth = 1024;
 };
 
-// fp64 products whose 128 x 64 tiles fill 75% to a whole wave of the SMs (one team each), K past short_depth
-// and up to max_depth: cuBLAS 13.1's DGEMM 1024^3 structure (ncu on the H100,
-// perf/results/2026-12-07-h100-77bea0a/: 128x64x32, 4 x 2 warps of 32 x 32, three stages, 1 block per SM,
-// 236 registers, 42.4 us against 54.5 for the small tiles). K steps of 32 (two k16 slices), each slice's
-// fragments loaded while the previous one multiplies, across the K steps' barriers (fragments_across_steps):
-// ncu had the small tiles' warps waiting on fixed-latency dependencies (fragment loads before their DMMAs),
-// cuBLAS's on the busy DP pipe. 3 x (32 x 132 + 64 x 36) doubles = 156 KB of scratch (NN).
-struct GemmTilesFp64DmmaK32Across : DmmaAsyncEntry<GemmTilesFp64DmmaK32Across, 128, 64, 32, 32, 3, 1, 32> {
-  static constexpr int dmma_k = 16;
-  static constexpr bool steady_loop = false, fragments_across_steps = true;
-  static constexpr const char* micro_kernel_name = "dmma-m16n8k16-across";
-  static constexpr int min_wave_percent = 75, max_wave_percent = 100, max_depth = 2048;
-};
-
 // FP16 and BF16 inputs, FP32 accumulation, on the tensor cores (HMMA m16n8k16 through ldmatrix,
 // hmma_sm80.hpp), with asynchronous staging (cp.async) for operands that stage in 16-byte packets:
 // 128x128x64 on 128 threads, a 64x64 tile per warp (4 x 8 instructions per k16), so a lane holds 128
@@ -908,12 +894,6 @@ struct Tiles {
                              detail::when::depth_at_most<GemmTilesFp64DmmaFewColumns::max_depth>>>,
       detail::GemmEntry<GemmTilesFp64DmmaShort,
                         detail::when::depth_at_most<GemmTilesFp64DmmaShort::short_depth>>,
-      detail::GemmEntry<
-          GemmTilesFp64DmmaK32Across,
-          detail::when::both<detail::when::wave_share_of<GemmTilesFp64DmmaK32Across,
-                                                         GemmTilesFp64DmmaK32Across::min_wave_percent,
-                                                         GemmTilesFp64DmmaK32Across::max_wave_percent>,
-                             detail::when::depth_at_most<GemmTilesFp64DmmaK32Across::max_depth>>>,
       detail::GemmEntry<GemmTilesFp64DmmaPairs,
                         detail::when::nn<detail::when::wave_share_of<GemmTilesFp64DmmaAsync, 400, 800>,
                                          detail::GemmRole::packets>>,
