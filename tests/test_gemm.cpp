@@ -908,6 +908,13 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::plan_k_split(two, 512, 512, 512, 132, 4).slices, 4);
   EXPECT_EQ(detail::plan_k_split(two, 256, 256, 256, 132, 4).slices, 8);
   EXPECT_EQ(detail::plan_k_split(two, 1024, 1024, 1024, 132, 4).slices, 1);
+  // 960^3 is 225 tiles for 264 slots: 7 slices would put 1575 teams in 5.97 waves (cost 6 / 7), but the
+  // slices' teams fill at most two waves, and 2 slices (450 teams, two waves) gain nothing.
+  EXPECT_EQ(detail::plan_k_split(two, 960, 960, 960, 132, 4).slices, 1);
+  EXPECT_EQ(detail::choose_k_slices(225, 960, 16, 264, 2, 16), 1);
+  // 150 tiles: 3 slices (450 teams, two waves, cost 2 / 3); 7 (1050 teams in four waves, 4 / 7) would cost
+  // less in the model, but pass two waves.
+  EXPECT_EQ(detail::choose_k_slices(150, 960, 16, 264, 2, 16), 3);
   EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 16), 16);  // max_slices, just inside
   EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 17), 17);
   EXPECT_EQ(detail::choose_k_slices(1, 64 * 17 - 1, 16, 528, 4, 32), 16);  // 4 steps each: 16 fit, 17 not
