@@ -747,10 +747,11 @@ TEST(Gemm, PeelingDecision) {
   EXPECT_EQ(peel(4097, 4097, 0).m0, 0);       // device unknown
   EXPECT_EQ(peel(4160, 4097, 264).m0, 4096);  // 64 spare rows split K: 4.25 waves against 5
   EXPECT_EQ(peel(2049, 2049, 300).m0, 0);     // 289 tiles: one wave anyway
-  // 289 tiles: 2 waves; a 15 x 15 bulk splits K 7 ways (0.86 waves) and the edges take 0.27, which
-  // beats 16 x 16 (1 + 0.25).
-  EXPECT_EQ(peel(2049, 2049, 264).m0, 1920);
-  EXPECT_EQ(peel(2049, 2049, 264).n0, 1920);
+  // 289 tiles: 2 waves; a 16 x 16 bulk runs in one and the edges take 0.25. A 15 x 15 bulk would take 7 K
+  // slices in the wave model's rounding (1575 teams, 0.86 waves), but a split fills at most two waves of
+  // teams (choose_k_slices): unsplit, it runs in one wave too, and its edges take 0.27.
+  EXPECT_EQ(peel(2049, 2049, 264).m0, 2048);
+  EXPECT_EQ(peel(2049, 2049, 264).n0, 2048);
   EXPECT_EQ(peel(4097, 4097, 273).m0, 0);  // 1089 tiles: 4 waves either way
   // A tile count that quantizes badly, with no remainder to blame: DGEMM 2500^3 on 128 x 64 tiles,
   // 800 tiles over 264 slots (4 waves for 3.03); 19 x 39 tiles run in 3, the remainders in 0.28.
@@ -908,6 +909,13 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::plan_k_split(two, 512, 512, 512, 132, 4).slices, 4);
   EXPECT_EQ(detail::plan_k_split(two, 256, 256, 256, 132, 4).slices, 8);
   EXPECT_EQ(detail::plan_k_split(two, 1024, 1024, 1024, 132, 4).slices, 1);
+  // 960^3 is 225 tiles for 264 slots: 7 slices would put 1575 teams in 5.97 waves (cost 6 / 7), but the
+  // slices' teams fill at most two waves, and 2 slices (450 teams, two waves) gain nothing.
+  EXPECT_EQ(detail::plan_k_split(two, 960, 960, 960, 132, 4).slices, 1);
+  EXPECT_EQ(detail::choose_k_slices(225, 960, 16, 264, 2, 16), 1);
+  // 150 tiles: 3 slices (450 teams, two waves, cost 2 / 3); 7 (1050 teams in four waves, 4 / 7) would cost
+  // less in the model, but pass two waves.
+  EXPECT_EQ(detail::choose_k_slices(150, 960, 16, 264, 2, 16), 3);
   EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 16), 16);  // max_slices, just inside
   EXPECT_EQ(detail::choose_k_slices(1, 1 << 20, 16, 528, 4, 17), 17);
   EXPECT_EQ(detail::choose_k_slices(1, 64 * 17 - 1, 16, 528, 4, 32), 16);  // 4 steps each: 16 fit, 17 not

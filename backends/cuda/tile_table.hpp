@@ -468,6 +468,14 @@ struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns,
 // (perf/results/2026-12-07-h100-5581ff5/): 512^3 NN 1.19x, TN 1.21x (0.95 and 0.96 of cuBLAS), 576^3 (61% of
 // a wave) 1.08x, where `ridgeline tune` has the 64 x 32 tiles in one slice 1.04x ahead of these
 // (-tune64.txt).
+// DGEMM 1024^3 stays on the small tiles. cuBLAS's structure there (128x64x32 tiles, 4 x 2 warps of 32 x 32,
+// three stages, one team per SM) with each k16 slice's fragments loaded across the K steps, as an entry for
+// products of 75-100% of a wave of those tiles and K 257-2048 (27c2b41, reverted), ran 0.90-0.96x the small
+// tiles on DGEMM 1024^3 in every orientation, 1024^2 x 512 and x 2048 0.90-0.91x
+// (perf/results/2026-12-07-h100-27c2b41/): one team of 8 warps per SM reached 0.55 of the DP tensor peak per
+// SM where cuBLAS's reaches 0.77. The tile sweep of the same call had the same loop on 64x64x32 at two teams
+// per SM 1.060x and m16n8k8 on the 128x64x32 tiles 1.059x, one call at a time (where ridgeline::gemm takes 64
+// us against 54.7 in ridgeline-perf).
 struct GemmTilesFp64DmmaK32 : DmmaAsyncEntry<GemmTilesFp64DmmaK32, 32, 64, 16, 32, 3, 2, 32> {
   static constexpr int min_wave_percent = 40, max_wave_percent = 75, max_depth = 1024;
 };

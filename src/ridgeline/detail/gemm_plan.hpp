@@ -393,14 +393,17 @@ struct EntryWithRole<GemmEntries<E, Rest...>, r> {
 // model picks the slice count with the least time per slice, ceil(tiles * s / teams) / s, taking
 // a larger s only for a gain of 3% or more, since each slice adds an M x N partial to write and
 // read. Every slice keeps at least min_steps K steps, and there are at most max_slices (the entry's,
-// GemmEntryParams).
+// GemmEntryParams). The slices' teams fill at most two waves: past that the model's gain is only the
+// rounding of many waves, which the partials cost more than it saves. DGEMM 960^3 (225 small tiles for
+// 264 split slots) took 7 slices, 1575 teams in 5.97 waves (cost 0.857), and ran 77.3 us against 54.7 for
+// 1024^3 unsplit, 0.52 of cuBLAS (perf/results/2026-12-07-h100-27c2b41/).
 inline int choose_k_slices(std::int64_t tiles, std::int64_t k, int bk, std::int64_t resident_teams,
                            int min_steps = 16, int max_slices = 16) {
   if (resident_teams <= 0 || tiles >= resident_teams) return 1;
   const std::int64_t max_by_k = k / (min_steps * std::int64_t(bk));
   int best = 1;
   double best_cost = 1.0;
-  for (int s = 2; s <= max_slices && s <= max_by_k; ++s) {
+  for (int s = 2; s <= max_slices && s <= max_by_k && tiles * s <= 2 * resident_teams; ++s) {
     const double cost = double((tiles * s + resident_teams - 1) / resident_teams) / s;
     if (cost < 0.97 * best_cost) best = s, best_cost = cost;
   }
