@@ -965,6 +965,9 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::plan_k_split(thin, 264 * 64, 32, 832, 132, 8).slices, 1);
   EXPECT_EQ(detail::plan_k_split(thin, 263 * 64, 32, 832, 132, 8).slices, 2);
   EXPECT_EQ(detail::plan_k_split(thin, 640, 640, 640, 132, 8).slices, 2);
+  // Fewer columns than a tile (skinny N, bound by A's bytes): the slots decide, as before.
+  EXPECT_EQ(detail::plan_k_split(thin, 264 * 64, 16, 832, 132, 8).slices, 2);
+  EXPECT_EQ(detail::plan_k_split(thin, 20000, 16, 8192, 132, 8).slices, 3);
   // Short K: at most kMaxK deep, with packets.
   using Shallow = detail::when::depth_at_most<2048>;
   EXPECT_TRUE(Shallow::applies(detail::GemmFacts{8192, 8192, 2048, true, false, 132}));

@@ -276,7 +276,9 @@ struct GemmEntry {
 // least that many K steps, where one slice would leave that second wave nearly empty. An entry may name
 // saturating_teams_per_cu: the teams per compute unit that already keep it busy, where its occupancy holds
 // more (min_blocks); a product whose tiles put that many on every compute unit runs in one slice, since a
-// split would only add partials to teams that share the same unit's throughput.
+// split would only add partials to teams that share the same unit's throughput. Only where its tiles are full
+// in both extents: a product of fewer columns (or rows) than a tile is bound by its operand's bytes, not the
+// unit's arithmetic, and more teams keep more of those bytes in flight.
 struct GemmEntryParams {
   int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
   GemmRole role = GemmRole::general;
@@ -453,7 +455,8 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
                            std::int64_t compute_units, std::size_t acc_bytes) {
   if (p.stages == 1) return {1, k};
   const std::int64_t tiles = tiles_of(m, n, p.bm, p.bn);
-  if (p.saturating_teams > 0 && tiles >= compute_units * p.saturating_teams) return {1, k};
+  if (p.saturating_teams > 0 && m >= p.bm && n >= p.bn && tiles >= compute_units * p.saturating_teams)
+    return {1, k};
   int slices =
       choose_k_slices(tiles, k, p.bk, compute_units * p.split_teams, p.min_slice_steps, p.max_slices);
   if (p.deep_split_teams > p.split_teams) {
