@@ -883,6 +883,9 @@ struct PlanTinyDeep : PlanTinyTwoTeams {
 struct PlanTinyRagged : PlanTinyTwoTeams {
   static constexpr int ragged_slice_steps = 16;
 };
+struct PlanThinSaturating {  // 64 x 32 tiles, four teams per compute unit, two of them keep it busy
+  static constexpr int bm = 64, bn = 32, bk = 16, min_blocks = 4, stages = 3, saturating_teams_per_cu = 2;
+};
 TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   using Sub = detail::when::wave_share_of<PlanBig, 0, 60>;
   const auto sub = [](std::int64_t m, std::int64_t n, bool packets = true) {
@@ -948,6 +951,23 @@ TEST(GemmPlan, SubWaveEntryAndSliceBounds) {
   EXPECT_EQ(detail::plan_k_split(ragged, 4 * 64, 66 * 64 + 1, 1033, 132, 4).slices, 3);
   EXPECT_EQ(detail::plan_k_split(ragged, 1021, 1031, 511, 132, 4).slices, 1);
   EXPECT_EQ(detail::plan_k_split(ragged, 1024, 1024, 1024, 132, 4).slices, 1);  // under a wave: two's split
+  // Saturating teams: 832^3 on 64 x 32 tiles is 13 x 26 = 338 tiles, three teams on most of 132 compute
+  // units; the 528 slots of four teams would take 3 slices (1014 teams, two waves), but two teams per unit
+  // already keep it busy, so one slice. 264 tiles (2 x 132), just inside; 263 (a 64 x 32 tile short of it:
+  // 8416 x 32 x 832 holds 263 x 1) is split as before (2 slices: 526 teams, one wave), as is 640^3 (200
+  // tiles: 2 slices).
+  const detail::GemmEntryParams thin = detail::tile_params<PlanThinSaturating>();
+  EXPECT_EQ(thin.saturating_teams, 2);
+  EXPECT_EQ(tiny.saturating_teams, 0);
+  EXPECT_EQ(detail::plan_k_split(thin, 832, 832, 832, 132, 8).slices, 1);
+  EXPECT_EQ(detail::choose_k_slices(338, 832, 16, 528, 16, 16), 3);  // what the slots alone would take
+  EXPECT_EQ(detail::plan_k_split(thin, 768, 768, 768, 132, 8).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(thin, 264 * 64, 32, 832, 132, 8).slices, 1);
+  EXPECT_EQ(detail::plan_k_split(thin, 263 * 64, 32, 832, 132, 8).slices, 2);
+  EXPECT_EQ(detail::plan_k_split(thin, 640, 640, 640, 132, 8).slices, 2);
+  // Fewer columns than a tile (skinny N, bound by A's bytes): the slots decide, as before.
+  EXPECT_EQ(detail::plan_k_split(thin, 264 * 64, 16, 832, 132, 8).slices, 2);
+  EXPECT_EQ(detail::plan_k_split(thin, 20000, 16, 8192, 132, 8).slices, 3);
   // Short K: at most kMaxK deep, with packets.
   using Shallow = detail::when::depth_at_most<2048>;
   EXPECT_TRUE(Shallow::applies(detail::GemmFacts{8192, 8192, 2048, true, false, 132}));

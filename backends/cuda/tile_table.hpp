@@ -453,9 +453,17 @@ struct GemmTilesFp64DmmaInPlace : DmmaAsyncEntry<GemmTilesFp64DmmaInPlace, 64, 6
 // 1024 (97%) 0.914x: so the rule stops at 75%. Past K = 1024, the deepest product tuned, products under a
 // wave (16384 x 64 x 16384, 0.999 of cuBLAS on the small tiles in 3 slices, c846340's cliffs record) keep
 // the small tiles' deep split.
+// Two teams per SM already keep these tiles' DP pipe busy: products of 264 to 395 whole tiles (half to three
+// quarters of a wave of four) run in one slice (saturating_teams_per_cu, gemm_plan.hpp); the few-column
+// products keep their split. In 2-3 slices, DGEMM 640^3 to 832^3 ran 0.60-0.63 of cuBLAS, where 896^3 (392
+// tiles, one slice, three teams on most SMs) ran 0.79 and took less time than 832^3 (338 tiles) in three
+// slices: 38.9 against 46.8 us (perf/results/2026-12-08-h100-6c2ab23/). Unsplit, 832^3 and 768^3 hold at most
+// three teams an SM, as 896^3 does, for less K: predicted at most 36 and 33 us (1.30x and 1.25x). Not yet
+// run on a GPU (session 31: no device start after the record above).
 struct GemmTilesFp64DmmaFewColumns : DmmaAsyncEntry<GemmTilesFp64DmmaFewColumns, 64, 32, 32, 16, 3, 4> {
   static constexpr int max_columns = 16;
   static constexpr int max_wave_percent = 75, max_depth = 1024;
+  static constexpr int saturating_teams_per_cu = 2;
 };
 
 // fp64 products whose 32 x 64 tiles fill 40% to 75% of a wave of their slots (two teams per SM), K up to

@@ -273,7 +273,12 @@ struct GemmEntry {
 // instead (more slices), since there each slice's partial costs little against its products. An entry
 // may name ragged_slice_steps: a product just past one wave of its split's teams, its second wave at most a
 // quarter full, is split over all the teams its compute units hold (min_blocks each), in slices of at
-// least that many K steps, where one slice would leave that second wave nearly empty.
+// least that many K steps, where one slice would leave that second wave nearly empty. An entry may name
+// saturating_teams_per_cu: the teams per compute unit that already keep it busy, where its occupancy holds
+// more (min_blocks); a product whose tiles put that many on every compute unit runs in one slice, since a
+// split would only add partials to teams that share the same unit's throughput. Only where its tiles are full
+// in both extents: a product of fewer columns (or rows) than a tile is bound by its operand's bytes, not the
+// unit's arithmetic, and more teams keep more of those bytes in flight.
 struct GemmEntryParams {
   int bm = 0, bn = 0, bk = 0, min_blocks = 1, stages = 1;
   GemmRole role = GemmRole::general;
@@ -281,6 +286,7 @@ struct GemmEntryParams {
   int min_slice_steps = 16, max_slices = 16, split_teams = 1;
   int deep_split_teams = 0, deep_slice_steps = 0;  // 0: no deep split
   int ragged_slice_steps = 0;                      // 0: no split past a wave
+  int saturating_teams = 0;                        // 0: the split's slots (split_teams) decide alone
 };
 template <class Cfg, class = void>
 struct DeepSplit {
@@ -295,6 +301,11 @@ struct RaggedSliceSteps : std::integral_constant<int, 0> {};
 template <class Cfg>
 struct RaggedSliceSteps<Cfg, std::void_t<decltype(Cfg::ragged_slice_steps)>>
     : std::integral_constant<int, Cfg::ragged_slice_steps> {};
+template <class Cfg, class = void>
+struct SaturatingTeams : std::integral_constant<int, 0> {};
+template <class Cfg>
+struct SaturatingTeams<Cfg, std::void_t<decltype(Cfg::saturating_teams_per_cu)>>
+    : std::integral_constant<int, Cfg::saturating_teams_per_cu> {};
 template <class Cfg, class = void>
 struct SplitTeams : std::integral_constant<int, Cfg::min_blocks> {};
 template <class Cfg>
@@ -318,6 +329,7 @@ GemmEntryParams tile_params() {
   p.split_teams = SplitTeams<Cfg>::value;
   p.deep_split_teams = DeepSplit<Cfg>::teams, p.deep_slice_steps = DeepSplit<Cfg>::steps;
   p.ragged_slice_steps = RaggedSliceSteps<Cfg>::value;
+  p.saturating_teams = SaturatingTeams<Cfg>::value;
   return p;
 }
 template <class E>
@@ -443,6 +455,8 @@ inline KSplit plan_k_split(const GemmEntryParams& p, std::int64_t m, std::int64_
                            std::int64_t compute_units, std::size_t acc_bytes) {
   if (p.stages == 1) return {1, k};
   const std::int64_t tiles = tiles_of(m, n, p.bm, p.bn);
+  if (p.saturating_teams > 0 && m >= p.bm && n >= p.bn && tiles >= compute_units * p.saturating_teams)
+    return {1, k};
   int slices =
       choose_k_slices(tiles, k, p.bk, compute_units * p.split_teams, p.min_slice_steps, p.max_slices);
   if (p.deep_split_teams > p.split_teams) {
